@@ -63,9 +63,7 @@ TEST(single_event_fields_are_value_enabled_running_id_lost)
 		int i = 1;
 
 		ASSERT_LE(0, fd);
-		ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
-		ASSERT_EQ(0, pt_fault_pages(NPAGES));
-		ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+		ASSERT_EQ(0, pt_touch_window(fd, NPAGES, 0));
 		ASSERT_EQ(8 * (1 + nbits(rf)), read(fd, buf, sizeof(buf)));
 
 		EXPECT_EQ(NPAGES, buf[0]);
@@ -130,9 +128,7 @@ TEST(group_read_lists_leader_then_members_in_creation_order)
 		fd[i] = pt_open_sw(cfg[i], i ? fd[0] : -1, rf);
 		ASSERT_LE(0, fd[i]);
 	}
-	ASSERT_EQ(0, ioctl(fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
-	ASSERT_EQ(0, pt_fault_pages(NPAGES));
-	ASSERT_EQ(0, ioctl(fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
+	ASSERT_EQ(0, pt_touch_window(fd[0], NPAGES, PERF_IOC_FLAG_GROUP));
 
 	ASSERT_EQ(8 * (3 + 3 * 3), read(fd[0], buf, sizeof(buf)));
 	EXPECT_EQ(3, buf[0]);
@@ -157,9 +153,7 @@ TEST(group_read_through_a_member_fd_returns_the_whole_group)
 	ASSERT_LE(0, leader);
 	member = pt_open_sw(PERF_COUNT_SW_PAGE_FAULTS_MIN, leader, rf);
 	ASSERT_LE(0, member);
-	ASSERT_EQ(0, ioctl(leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
-	ASSERT_EQ(0, pt_fault_pages(NPAGES));
-	ASSERT_EQ(0, ioctl(leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
+	ASSERT_EQ(0, pt_touch_window(leader, NPAGES, PERF_IOC_FLAG_GROUP));
 
 	ASSERT_EQ(8 * 5, read(leader, a, sizeof(a)));
 	ASSERT_EQ(8 * 5, read(member, b, sizeof(b)));
@@ -179,9 +173,7 @@ TEST(leader_without_format_group_reads_only_its_own_value)
 	ASSERT_LE(0, leader);
 	member = pt_open_sw(PERF_COUNT_SW_DUMMY, leader, 0);
 	ASSERT_LE(0, member);
-	ASSERT_EQ(0, ioctl(leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
-	ASSERT_EQ(0, pt_fault_pages(NPAGES));
-	ASSERT_EQ(0, ioctl(leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
+	ASSERT_EQ(0, pt_touch_window(leader, NPAGES, PERF_IOC_FLAG_GROUP));
 	EXPECT_EQ(NPAGES, pt_read1(leader));
 	EXPECT_EQ(0, pt_read1(member));
 	close(member);
