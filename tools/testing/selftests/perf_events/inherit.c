@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * attr.inherit / inherit_thread / inherit_stat: counters of a task follow
+ * it into the children it creates after the event was opened, and the
+ * children's counts show up in the parent's fd.
+ *
+ * Exact counts use children that share our mm (vfork(), clone(CLONE_VM)
+ * and threads), so that the child takes no copy-on-write or text faults of
+ * its own: its only page faults are the NPAGES fresh pages it touches.
+ */
+#include "perf_test.h"
+#include <pthread.h>
+
+#define NPAGES		64
+#define STACK_SIZE	(256 * 1024)
+
+static int open_inherit(__u64 config, int inherit_thread, __u64 read_format,
+			int group_fd)
+{
+	struct perf_event_attr attr;
+
+	pt_attr_sw(&attr, config);
+	attr.inherit = 1;
+	attr.inherit_thread = inherit_thread;
+	attr.read_format = read_format;
+	return sys_perf_event_open(&attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* vfork() a child that touches npages of 'pages' and exits. */
+static int vfork_touch(char *pages, int npages)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0) {
+		pt_touch(pages, npages);
+		_exit(0);
+	}
+	return pid < 0 ? -1 : pt_wait_exit(pid);
+}
+
+/* vfork() a child that vfork()s a grandchild that touches the pages. */
+static int vfork_grandchild_touch(char *pages, int npages)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0) {
+		pid_t g = vfork();
+
+		if (g == 0) {
+			pt_touch(pages, npages);
+			_exit(0);
+		}
+		_exit(g < 0 ? 1 : pt_wait_exit(g));
+	}
+	return pid < 0 ? -1 : pt_wait_exit(pid);
+}
+
+/*
+ * A clone(CLONE_VM) child (a process, not a thread) that touches its pages
+ * when told to and then stays alive until released.
+ */
+struct vm_child {
+	pid_t pid;
+	int go[2];
+	int done[2];
+	char *stack;
+	char *pages;
+	int npages;
+};
+
+static int vm_child_fn(void *arg)
+{
+	struct vm_child *c = arg;
+	char x;
+
+	if (syscall(SYS_read, c->go[0], &x, 1) != 1)
+		return 1;
+	pt_touch(c->pages, c->npages);
+	if (syscall(SYS_write, c->done[1], &x, 1) != 1)
+		return 1;
+	/* wait to be released */
+	if (syscall(SYS_read, c->go[0], &x, 1) != 1)
+		return 1;
+	return 0;
+}
+
+/* Map the child's pages and pre-fault its stack (causes parent faults). */
+static int vm_child_prepare(struct vm_child *c, int npages)
+{
+	memset(c, 0, sizeof(*c));
+	c->npages = npages;
+	c->pages = pt_map_pages(NPAGES);
+	c->stack = pt_map_pages(STACK_SIZE / pt_page_size());
+	if (!c->pages || !c->stack || pipe(c->go) || pipe(c->done))
+		return -1;
+	/* pre-fault the child's stack so it takes no faults of its own */
+	memset(c->stack, 0, STACK_SIZE);
+	return 0;
+}
+
+/* Create the child; no page faults in parent or child. */
+static int vm_child_spawn(struct vm_child *c)
+{
+	c->pid = clone(vm_child_fn, c->stack + STACK_SIZE, CLONE_VM | SIGCHLD, c);
+	return c->pid > 0 ? 0 : -1;
+}
+
+static int vm_child_start(struct vm_child *c, int npages)
+{
+	if (vm_child_prepare(c, npages))
+		return -1;
+	return vm_child_spawn(c);
+}
+
+/* Let the child touch its pages; returns once it has. */
+static int vm_child_touch(struct vm_child *c)
+{
+	char x = 0;
+
+	if (write(c->go[1], &x, 1) != 1 || read(c->done[0], &x, 1) != 1)
+		return -1;
+	return 0;
+}
+
+static int vm_child_finish(struct vm_child *c)
+{
+	char x = 0;
+	int ret;
+
+	if (write(c->go[1], &x, 1) != 1)
+		return -1;
+	ret = pt_wait_exit(c->pid);
+	close(c->go[0]);
+	close(c->go[1]);
+	close(c->done[0]);
+	close(c->done[1]);
+	pt_unmap_pages(c->pages, NPAGES);
+	pt_unmap_pages(c->stack, STACK_SIZE / pt_page_size());
+	return ret;
+}
+
+/* Run one whole vm_child life cycle so that its code paths are mapped. */
+static void vm_child_warm_up(void)
+{
+	struct vm_child c;
+
+	if (vm_child_start(&c, 0) == 0) {
+		vm_child_touch(&c);
+		vm_child_finish(&c);
+	}
+}
+
+/* Exact-count window around vfork_touch(); warm-up pass disabled. */
+static int vfork_window(int fd, int npages, int (*fn)(char *, int))
+{
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		char *p = pt_map_pages(npages);
+
+		if (!p)
+			return -1;
+		if (ioctl(fd, pass ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE,
+			  PERF_IOC_FLAG_GROUP))
+			return -1;
+		if (fn(p, pass ? npages : 0))
+			return -1;
+		if (ioctl(fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP))
+			return -1;
+		pt_unmap_pages(p, npages);
+	}
+	return 0;
+}
+
+TEST(inherit_counts_page_faults_of_a_vfork_child_exactly)
+{
+	int fd = open_inherit(PERF_COUNT_SW_PAGE_FAULTS, 0, 0, -1);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, vfork_window(fd, NPAGES, vfork_touch));
+	EXPECT_EQ(NPAGES, pt_read1(fd));
+	close(fd);
+}
+
+TEST(without_inherit_child_page_faults_are_not_counted)
+{
+	int fd = pt_open_sw(PERF_COUNT_SW_PAGE_FAULTS, -1, 0);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, vfork_window(fd, NPAGES, vfork_touch));
+	EXPECT_EQ(0, pt_read1(fd));
+	close(fd);
+}
+
+TEST(inherit_counts_page_faults_of_grandchildren)
+{
+	int fd = open_inherit(PERF_COUNT_SW_PAGE_FAULTS, 0, 0, -1);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, vfork_window(fd, NPAGES, vfork_grandchild_touch));
+	EXPECT_EQ(NPAGES, pt_read1(fd));
+	close(fd);
+}
+
+TEST(inherit_sums_page_faults_of_forked_children_and_parent)
+{
+	int fd = open_inherit(PERF_COUNT_SW_PAGE_FAULTS, 0, 0, -1);
+	__u64 v;
+	int i;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	for (i = 0; i < 3; i++) {
+		pid_t pid = fork();
+
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			_exit(pt_fault_pages(NPAGES) ? 1 : 0);
+		ASSERT_EQ(0, pt_wait_exit(pid));
+	}
+	ASSERT_EQ(0, pt_fault_pages(NPAGES));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	v = pt_read1(fd);
+	/*
+	 * 4 * NPAGES fresh-page faults, plus the copy-on-write and text
+	 * faults that fork() itself causes in parent and children.
+	 */
+	EXPECT_LE(4 * NPAGES, v);
+	EXPECT_GE(4 * NPAGES + 3 * 64, v);
+	close(fd);
+}
+
+TEST(live_childrens_counts_are_included_in_the_parents_read)
+{
+	struct vm_child c;
+	int fd = open_inherit(PERF_COUNT_SW_PAGE_FAULTS, 0, 0, -1);
+
+	ASSERT_LE(0, fd);
+	vm_child_warm_up();
+	ASSERT_EQ(0, vm_child_prepare(&c, NPAGES));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	ASSERT_EQ(0, vm_child_spawn(&c));
+	ASSERT_EQ(0, vm_child_touch(&c));
+	/* the child is still alive here */
+	EXPECT_EQ(NPAGES, pt_read1(fd));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	ASSERT_EQ(0, vm_child_finish(&c));
+	/* and its count stays after it exited and was reaped */
+	EXPECT_EQ(NPAGES, pt_read1(fd));
+	close(fd);
+}
+
+TEST(enabling_after_fork_also_enables_the_inherited_child_events)
+{
+	struct vm_child c;
+	int fd = open_inherit(PERF_COUNT_SW_PAGE_FAULTS, 0, 0, -1);
+
+	ASSERT_LE(0, fd);
+	vm_child_warm_up();
+	/* child created while the (inherited) event is disabled */
+	ASSERT_EQ(0, vm_child_start(&c, NPAGES));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	ASSERT_EQ(0, vm_child_touch(&c));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	EXPECT_EQ(NPAGES, pt_read1(fd));
+	ASSERT_EQ(0, vm_child_finish(&c));
+	EXPECT_EQ(NPAGES, pt_read1(fd));
+	close(fd);
+}
+
+TEST(disabling_in_the_parent_stops_the_inherited_child_events)
+{
+	struct vm_child c;
+	int fd = open_inherit(PERF_COUNT_SW_PAGE_FAULTS, 0, 0, -1);
+
+	ASSERT_LE(0, fd);
+	vm_child_warm_up();
+	ASSERT_EQ(0, vm_child_prepare(&c, NPAGES));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	ASSERT_EQ(0, vm_child_spawn(&c));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	ASSERT_EQ(0, vm_child_touch(&c));
+	EXPECT_EQ(0, pt_read1(fd));
+	ASSERT_EQ(0, vm_child_finish(&c));
+	EXPECT_EQ(0, pt_read1(fd));
+	close(fd);
+}
+
+TEST(event_opened_after_the_child_exists_does_not_follow_it)
+{
+	struct vm_child c;
+	int fd;
+
+	vm_child_warm_up();
+	ASSERT_EQ(0, vm_child_start(&c, NPAGES));
+	fd = open_inherit(PERF_COUNT_SW_PAGE_FAULTS, 0, 0, -1);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	ASSERT_EQ(0, vm_child_touch(&c));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	EXPECT_EQ(0, pt_read1(fd));
+	ASSERT_EQ(0, vm_child_finish(&c));
+	EXPECT_EQ(0, pt_read1(fd));
+	close(fd);
+}
+
+static char *thread_pages;
+static int thread_npages;
+
+static void *thread_touch(void *arg)
+{
+	pt_touch(thread_pages, thread_npages);
+	return NULL;
+}
+
+/*
+ * Count one thread touching npages, with a preallocated, pre-faulted
+ * thread stack; a first pass with the event disabled warms up the path.
+ */
+static int thread_window(int fd, int npages)
+{
+	pthread_attr_t pa;
+	char *stack = pt_map_pages(STACK_SIZE / pt_page_size());
+	int pass;
+
+	if (!stack)
+		return -1;
+	memset(stack, 0, STACK_SIZE);
+	pthread_attr_init(&pa);
+	pthread_attr_setstack(&pa, stack, STACK_SIZE);
+	for (pass = 0; pass < 2; pass++) {
+		pthread_t t;
+
+		thread_pages = pt_map_pages(npages);
+		thread_npages = pass ? npages : 0;
+		if (!thread_pages)
+			return -1;
+		ioctl(fd, pass ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+		if (pthread_create(&t, &pa, thread_touch, NULL))
+			return -1;
+		pthread_join(t, NULL);
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		pt_unmap_pages(thread_pages, npages);
+	}
+	pthread_attr_destroy(&pa);
+	pt_unmap_pages(stack, STACK_SIZE / pt_page_size());
+	return 0;
+}
+
+/* Threads: exact up to the rare fault of the thread start/exit path. */
+#define THREAD_SLACK	3
+
+TEST(inherit_counts_page_faults_of_threads)
+{
+	int fd = open_inherit(PERF_COUNT_SW_PAGE_FAULTS, 0, 0, -1);
+	__u64 v;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, thread_window(fd, NPAGES));
+	v = pt_read1(fd);
+	EXPECT_LE(NPAGES, v);
+	EXPECT_GE(NPAGES + THREAD_SLACK, v);
+	close(fd);
+}
+
+TEST(without_inherit_thread_page_faults_are_not_counted)
+{
+	int fd = pt_open_sw(PERF_COUNT_SW_PAGE_FAULTS, -1, 0);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, thread_window(fd, NPAGES));
+	EXPECT_GE(THREAD_SLACK, pt_read1(fd));
+	close(fd);
+}
+
+TEST(inherit_thread_counts_page_faults_of_threads)
+{
+	int fd = open_inherit(PERF_COUNT_SW_PAGE_FAULTS, 1, 0, -1);
+	__u64 v;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, thread_window(fd, NPAGES));
+	v = pt_read1(fd);
+	EXPECT_LE(NPAGES, v);
+	EXPECT_GE(NPAGES + THREAD_SLACK, v);
+	close(fd);
+}
+
+TEST(inherit_thread_does_not_follow_children_without_clone_thread)
+{
+	int fd = open_inherit(PERF_COUNT_SW_PAGE_FAULTS, 1, 0, -1);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, vfork_window(fd, NPAGES, vfork_touch));
+	EXPECT_EQ(0, pt_read1(fd));
+	close(fd);
+}
+
+TEST(inherit_thread_does_not_follow_forked_children)
+{
+	int fd = open_inherit(PERF_COUNT_SW_PAGE_FAULTS, 1, 0, -1);
+	int parent_only, with_child;
+	pid_t pid;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(pt_fault_pages(NPAGES) ? 1 : 0);
+	ASSERT_EQ(0, pt_wait_exit(pid));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	with_child = pt_read1(fd);
+	/* only the parent's own copy-on-write faults after fork() remain */
+	parent_only = with_child < NPAGES;
+	EXPECT_TRUE(parent_only) TH_LOG("counted %d", with_child);
+	close(fd);
+}
+
+TEST(inherit_stat_is_accepted_and_children_are_counted)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	pt_attr_sw(&attr, PERF_COUNT_SW_PAGE_FAULTS);
+	attr.inherit = 1;
+	attr.inherit_stat = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, vfork_window(fd, NPAGES, vfork_touch));
+	EXPECT_EQ(NPAGES, pt_read1(fd));
+	close(fd);
+}
+
+TEST(inherited_group_read_includes_children_for_every_member)
+{
+	__u64 buf[8];
+	int leader, member;
+
+	leader = open_inherit(PERF_COUNT_SW_PAGE_FAULTS, 0,
+			      PERF_FORMAT_GROUP | PERF_FORMAT_ID, -1);
+	ASSERT_LE(0, leader);
+	member = open_inherit(PERF_COUNT_SW_PAGE_FAULTS_MIN, 0,
+			      PERF_FORMAT_GROUP | PERF_FORMAT_ID, leader);
+	ASSERT_LE(0, member);
+	ASSERT_EQ(0, vfork_window(leader, NPAGES, vfork_touch));
+	ASSERT_EQ(8 * 5, read(leader, buf, sizeof(buf)));
+	EXPECT_EQ(2, buf[0]);
+	EXPECT_EQ(NPAGES, buf[1]);
+	EXPECT_EQ(NPAGES, buf[3]);
+	close(member);
+	close(leader);
+}
+
+TEST(inherited_counts_accumulate_over_many_children)
+{
+	int fd = open_inherit(PERF_COUNT_SW_PAGE_FAULTS, 0, 0, -1);
+	int i;
+
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(0, vfork_window(fd, 8, vfork_touch));
+	EXPECT_EQ(10 * 8, pt_read1(fd));
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
