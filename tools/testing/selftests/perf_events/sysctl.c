@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The perf sysctls in /proc/sys/kernel: presence, permissions, defaults
+ * and the ranges the kernel accepts on write. Write tests need root and
+ * restore every value (fixture teardown runs in the harness process).
+ */
+#include "perf_test.h"
+#include <sys/stat.h>
+
+#define SYSCTL_DIR "/proc/sys/kernel/"
+
+static const char *const perf_sysctls[] = {
+	"perf_event_paranoid",
+	"perf_event_mlock_kb",
+	"perf_event_max_sample_rate",
+	"perf_cpu_time_max_percent",
+	"perf_event_max_stack",
+	"perf_event_max_contexts_per_stack",
+};
+#define NR_SYSCTLS ARRAY_SIZE(perf_sysctls)
+
+static int read_sysctl(const char *name, long long *v)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), SYSCTL_DIR "%s", name);
+	return pt_read_int_file(path, v);
+}
+
+/* 0 or -errno */
+static int write_sysctl_str(const char *name, const char *s)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), SYSCTL_DIR "%s", name);
+	return pt_write_file(path, s);
+}
+
+static int write_sysctl(const char *name, long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld\n", v);
+	return write_sysctl_str(name, buf);
+}
+
+static long long get(const char *name)
+{
+	long long v = -12345;
+
+	read_sysctl(name, &v);
+	return v;
+}
+
+TEST(all_perf_sysctls_exist_and_are_root_owned_0644)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_SYSCTLS; i++) {
+		char path[128];
+		struct stat st;
+
+		snprintf(path, sizeof(path), SYSCTL_DIR "%s", perf_sysctls[i]);
+		ASSERT_EQ(0, stat(path, &st)) TH_LOG("%s missing", path);
+		EXPECT_EQ(0644, st.st_mode & 07777) TH_LOG("%s", path);
+		EXPECT_EQ(0, st.st_uid) TH_LOG("%s", path);
+	}
+}
+
+TEST(perf_event_paranoid_default_is_2)
+{
+	EXPECT_EQ(2, get("perf_event_paranoid"));
+}
+
+TEST(perf_event_mlock_kb_default_is_512_plus_one_page)
+{
+	/* 516 with 4 KiB pages */
+	EXPECT_EQ(512 + pt_page_size() / 1024, get("perf_event_mlock_kb"));
+}
+
+TEST(perf_event_max_sample_rate_is_positive_and_at_most_100000)
+{
+	long long v = get("perf_event_max_sample_rate");
+
+	/* the kernel may lower it at run time when sampling takes too long */
+	EXPECT_LT(0, v);
+	EXPECT_GE(100000, v);
+}
+
+TEST(perf_cpu_time_max_percent_default_is_25)
+{
+	EXPECT_EQ(25, get("perf_cpu_time_max_percent"));
+}
+
+TEST(perf_event_max_stack_default_is_127)
+{
+	EXPECT_EQ(127, get("perf_event_max_stack"));
+}
+
+TEST(perf_event_max_contexts_per_stack_default_is_8)
+{
+	EXPECT_EQ(8, get("perf_event_max_contexts_per_stack"));
+}
+
+TEST(unprivileged_sysctl_write_fails_eacces)
+{
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		unsigned int i;
+
+		if (geteuid() == 0 && pt_drop_privs(1000, 1000))
+			_exit(255);
+		for (i = 0; i < NR_SYSCTLS; i++)
+			if (write_sysctl(perf_sysctls[i], get(perf_sysctls[i])) != -EACCES)
+				_exit(1 + i);
+		_exit(0);
+	}
+	EXPECT_EQ(0, pt_wait_exit(pid));
+}
+
+FIXTURE(sysctl) {
+	long long saved[NR_SYSCTLS];
+};
+
+FIXTURE_SETUP(sysctl)
+{
+	unsigned int i;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root to write sysctls");
+	for (i = 0; i < NR_SYSCTLS; i++)
+		ASSERT_EQ(0, read_sysctl(perf_sysctls[i], &self->saved[i]));
+}
+
+FIXTURE_TEARDOWN_PARENT(sysctl)
+{
+	unsigned int i;
+
+	if (geteuid() != 0)
+		return;
+	for (i = 0; i < NR_SYSCTLS; i++)
+		write_sysctl(perf_sysctls[i], self->saved[i]);
+}
+
+/* Write v and expect it accepted and read back unchanged. */
+#define EXPECT_ROUND_TRIP(name, v) do {					\
+	EXPECT_EQ(0, write_sysctl(name, v)) TH_LOG("%s=%lld", name, (long long)(v)); \
+	EXPECT_EQ((long long)(v), get(name)) TH_LOG("%s", name);	\
+} while (0)
+
+#define EXPECT_REJECTED(name, v) do {					\
+	long long __before = get(name);					\
+	EXPECT_EQ(-EINVAL, write_sysctl(name, v)) TH_LOG("%s=%lld", name, (long long)(v)); \
+	EXPECT_EQ(__before, get(name)) TH_LOG("%s", name);		\
+} while (0)
+
+TEST_F(sysctl, perf_cpu_time_max_percent_accepts_0_to_100_only)
+{
+	const char *n = "perf_cpu_time_max_percent";
+
+	EXPECT_ROUND_TRIP(n, 0);
+	EXPECT_ROUND_TRIP(n, 100);
+	EXPECT_ROUND_TRIP(n, 50);
+	EXPECT_REJECTED(n, 101);
+	EXPECT_REJECTED(n, -1);
+}
+
+TEST_F(sysctl, perf_event_max_sample_rate_rejects_values_below_1)
+{
+	const char *n = "perf_event_max_sample_rate";
+
+	EXPECT_ROUND_TRIP(n, 1);
+	EXPECT_ROUND_TRIP(n, 50000);
+	EXPECT_REJECTED(n, 0);
+	EXPECT_REJECTED(n, -1);
+}
+
+TEST_F(sysctl, perf_event_max_sample_rate_limits_attr_sample_freq)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	ASSERT_EQ(0, write_sysctl("perf_event_max_sample_rate", 1000));
+	pt_attr_sw(&attr, PERF_COUNT_SW_CPU_CLOCK);
+	attr.freq = 1;
+	attr.sample_freq = 1000;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	EXPECT_LE(0, fd) TH_LOG("%s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	attr.sample_freq = 1001;
+	errno = 0;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(EINVAL, errno);
+	if (fd >= 0)
+		close(fd);
+}
+
+TEST_F(sysctl, perf_event_max_stack_accepts_0_to_655360)
+{
+	const char *n = "perf_event_max_stack";
+
+	EXPECT_ROUND_TRIP(n, 0);
+	EXPECT_ROUND_TRIP(n, 512);
+	EXPECT_ROUND_TRIP(n, 655360);
+	EXPECT_REJECTED(n, 655361);
+	EXPECT_REJECTED(n, -1);
+}
+
+TEST_F(sysctl, perf_event_max_contexts_per_stack_accepts_0_to_1000)
+{
+	const char *n = "perf_event_max_contexts_per_stack";
+
+	EXPECT_ROUND_TRIP(n, 0);
+	EXPECT_ROUND_TRIP(n, 1000);
+	EXPECT_REJECTED(n, 1001);
+	EXPECT_REJECTED(n, -1);
+}
+
+TEST_F(sysctl, perf_event_paranoid_accepts_any_int)
+{
+	const char *n = "perf_event_paranoid";
+
+	EXPECT_ROUND_TRIP(n, -1);
+	EXPECT_ROUND_TRIP(n, 3);
+	/* no range check: out-of-spec levels are stored as written */
+	EXPECT_ROUND_TRIP(n, -2);
+	EXPECT_ROUND_TRIP(n, 100);
+	EXPECT_REJECTED(n, 2147483648LL);
+}
+
+TEST_F(sysctl, perf_event_mlock_kb_round_trips)
+{
+	const char *n = "perf_event_mlock_kb";
+
+	EXPECT_ROUND_TRIP(n, 0);
+	EXPECT_ROUND_TRIP(n, 1024);
+	EXPECT_ROUND_TRIP(n, 2048);
+}
+
+TEST_F(sysctl, non_numeric_writes_fail_einval)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_SYSCTLS; i++) {
+		long long before = get(perf_sysctls[i]);
+
+		EXPECT_EQ(-EINVAL, write_sysctl_str(perf_sysctls[i], "abc\n"))
+			TH_LOG("%s", perf_sysctls[i]);
+		EXPECT_EQ(before, get(perf_sysctls[i]));
+	}
+}
+
+TEST_HARNESS_MAIN
