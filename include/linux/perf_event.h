@@ -1,0 +1,726 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The in-kernel interface of the performance events subsystem.
+ *
+ * This header is read by every part of the kernel that touches perf: the
+ * scheduler, fork/exit/exec, the memory manager, ptrace and the
+ * breakpoint backend, and the PMU drivers. It is grouped by those callers.
+ * Types private to the core live in kernel/events/internal.h; types
+ * private to the x86 drivers in arch/x86/events/perf_event.h.
+ *
+ * Fast paths (software event hooks, the context-switch hooks) are static
+ * inlines over static keys, so that a kernel with no events open pays one
+ * patched-out branch per hook.
+ */
+#ifndef _LINUX_PERF_EVENT_H
+#define _LINUX_PERF_EVENT_H
+
+#include <uapi/linux/perf_event.h>
+#include <uapi/linux/bpf_perf_event.h>
+
+#ifdef CONFIG_PERF_EVENTS
+# include <asm/perf_event.h>
+# include <asm/local64.h>
+#endif
+
+#ifdef CONFIG_HAVE_HW_BREAKPOINT
+# include <linux/rhashtable-types.h>
+# include <asm/hw_breakpoint.h>
+#endif
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+#include <linux/hrtimer.h>
+#include <linux/fs.h>
+#include <linux/pid_namespace.h>
+#include <linux/workqueue.h>
+#include <linux/ftrace.h>
+#include <linux/cpu.h>
+#include <linux/irq_work.h>
+#include <linux/static_key.h>
+#include <linux/jump_label_ratelimit.h>
+#include <linux/atomic.h>
+#include <linux/sysfs.h>
+#include <linux/perf_regs.h>
+#include <linux/cgroup.h>
+#include <linux/refcount.h>
+#include <linux/security.h>
+#include <linux/static_call.h>
+#include <linux/lockdep.h>
+#include <asm/local.h>
+
+struct perf_event;
+struct perf_event_context;
+struct perf_sample_data;
+struct perf_buffer;
+struct pmu;
+struct ctl_table;
+struct bpf_prog;
+
+/* What an LSM is asked about in security_perf_event_open(). */
+#define PERF_SECURITY_OPEN		0
+#define PERF_SECURITY_CPU		1
+#define PERF_SECURITY_KERNEL		2
+#define PERF_SECURITY_TRACEPOINT	3
+
+/**
+ * typedef perf_overflow_handler_t - called when a sampling event overflows
+ *
+ * In-kernel users (ptrace, the watchdog, breakpoint users) install one at
+ * creation; it runs in the context of the overflow, which may be NMI or the
+ * #DB handler, and must not sleep.
+ */
+typedef void (*perf_overflow_handler_t)(struct perf_event *,
+					struct perf_sample_data *,
+					struct pt_regs *regs);
+
+/*
+ * ---------------------------------------------------------------------
+ * PMU drivers
+ * ---------------------------------------------------------------------
+ */
+
+/* pmu->capabilities */
+#define PERF_PMU_CAP_NO_INTERRUPT		0x0001
+#define PERF_PMU_CAP_NO_NMI			0x0002
+#define PERF_PMU_CAP_AUX_NO_SG			0x0004
+#define PERF_PMU_CAP_EXTENDED_REGS		0x0008
+#define PERF_PMU_CAP_EXCLUSIVE			0x0010
+#define PERF_PMU_CAP_ITRACE			0x0020
+#define PERF_PMU_CAP_NO_EXCLUDE			0x0040
+#define PERF_PMU_CAP_AUX_OUTPUT			0x0080
+#define PERF_PMU_CAP_EXTENDED_HW_TYPE		0x0100
+
+/* flags for pmu->add() */
+#define PERF_EF_START	0x01	/* start the counter when adding */
+#define PERF_EF_RELOAD	0x02	/* reload the counter when starting */
+#define PERF_EF_UPDATE	0x04	/* update the counter when stopping */
+
+/* hw_perf_event::state */
+#define PERF_HES_STOPPED	0x01	/* the counter is stopped */
+#define PERF_HES_UPTODATE	0x02	/* event->count is up to date */
+#define PERF_HES_ARCH		0x04
+
+/* pmu->start_txn() flags */
+#define PERF_PMU_TXN_ADD	0x1	/* txn to add/schedule a group */
+#define PERF_PMU_TXN_READ	0x2	/* txn to read a group */
+
+/* event->event_caps */
+#define PERF_EV_CAP_SOFTWARE		BIT(0)
+#define PERF_EV_CAP_READ_ACTIVE_PKG	BIT(1)
+#define PERF_EV_CAP_SIBLING		BIT(2)
+
+/**
+ * struct hw_perf_event - the per-event state a PMU driver keeps
+ *
+ * Which members are used depends on the PMU: hardware counters use the
+ * first group, the hrtimer clocks the second, breakpoints the third.
+ */
+struct hw_perf_event {
+#ifdef CONFIG_PERF_EVENTS
+	union {
+		struct { /* hardware counters */
+			u64		config;
+			u64		last_tag;
+			unsigned long	config_base;
+			unsigned long	event_base;
+			int		event_base_rdpmc;
+			int		idx;
+			int		last_cpu;
+			int		flags;
+			u64		extra_reg_config;
+			u64		branch_reg_config;
+		};
+		struct { /* hrtimer based software events */
+			struct hrtimer	hrtimer;
+		};
+#ifdef CONFIG_HAVE_HW_BREAKPOINT
+		struct { /* breakpoints */
+			struct arch_hw_breakpoint	info;
+			struct rhlist_head		bp_list;
+		};
+#endif
+	};
+	/* the task a per-task event monitors, NULL for per-CPU events */
+	struct task_struct		*target;
+	void				*addr_filters;
+	unsigned long			addr_filters_gen;
+	int				state;
+	/* the raw counter value at the last update, for delta computation */
+	local64_t			prev_count;
+	u64				sample_period;
+	union {
+		struct { /* sampling */
+			u64		last_period;
+			local64_t	period_left;
+		};
+	};
+	u64				interrupts_seq;
+	u64				interrupts;
+	u64				freq_time_stamp;
+	u64				freq_count_stamp;
+#endif
+};
+
+/**
+ * struct pmu - a performance monitoring unit as the core sees it
+ *
+ * The core calls event_init() at creation with no locks held (it may
+ * sleep), and add/del/start/stop/read with the owning context's lock held
+ * and interrupts off, on the CPU the event runs on.
+ */
+struct pmu {
+	struct list_head		entry;
+	struct module			*module;
+	struct device			*dev;
+	struct device			*parent;
+	const struct attribute_group	**attr_groups;
+	const struct attribute_group	**attr_update;
+	const char			*name;
+	int				type;
+	int				capabilities;
+	/* nesting of pmu_disable(), per CPU */
+	int __percpu			*pmu_disable_count;
+	/* which task context this PMU's events belong to (sw or hw) */
+	int				task_ctx_nr;
+	/* multiplexing interval in ms, exposed in sysfs */
+	int				hrtimer_interval_ms;
+	unsigned int			nr_addr_filters;
+	/* the CPUs this PMU's events may run on; NULL for all */
+	const cpumask_t			*supported_cpus;
+
+	void (*pmu_enable)(struct pmu *pmu);
+	void (*pmu_disable)(struct pmu *pmu);
+
+	int  (*event_init)(struct perf_event *event);
+	void (*event_mapped)(struct perf_event *event, struct mm_struct *mm);
+	void (*event_unmapped)(struct perf_event *event, struct mm_struct *mm);
+
+	int  (*add)(struct perf_event *event, int flags);
+	void (*del)(struct perf_event *event, int flags);
+	void (*start)(struct perf_event *event, int flags);
+	void (*stop)(struct perf_event *event, int flags);
+	void (*read)(struct perf_event *event);
+
+	void (*start_txn)(struct pmu *pmu, unsigned int txn_flags);
+	int  (*commit_txn)(struct pmu *pmu);
+	void (*cancel_txn)(struct pmu *pmu);
+
+	/* the rdpmc index + 1 for self-monitoring, 0 when not readable */
+	int  (*event_idx)(struct perf_event *event);
+	void (*sched_task)(struct perf_event_context *ctx, bool sched_in);
+	int  (*check_period)(struct perf_event *event, u64 value);
+	int  (*filter)(struct pmu *pmu, int cpu);
+};
+
+/* the software PMUs' task-context slot, kept for drivers that name it */
+enum perf_addr_filter_action_t {
+	PERF_ADDR_FILTER_ACTION_STOP = 0,
+	PERF_ADDR_FILTER_ACTION_START,
+	PERF_ADDR_FILTER_ACTION_FILTER,
+};
+
+/**
+ * enum perf_event_state - where an event is in its life
+ * @PERF_EVENT_STATE_DEAD: being freed
+ * @PERF_EVENT_STATE_EXIT: the monitored task exited; the count is final
+ * @PERF_EVENT_STATE_ERROR: a pinned group that could not be scheduled
+ * @PERF_EVENT_STATE_OFF: disabled
+ * @PERF_EVENT_STATE_INACTIVE: enabled, not on the PMU right now
+ * @PERF_EVENT_STATE_ACTIVE: counting on the PMU
+ */
+enum perf_event_state {
+	PERF_EVENT_STATE_DEAD		= -4,
+	PERF_EVENT_STATE_EXIT		= -3,
+	PERF_EVENT_STATE_ERROR		= -2,
+	PERF_EVENT_STATE_OFF		= -1,
+	PERF_EVENT_STATE_INACTIVE	=  0,
+	PERF_EVENT_STATE_ACTIVE		=  1,
+};
+
+/**
+ * struct perf_event - one event: a counter, its configuration and links
+ *
+ * Lifetime: refcount holds the structure; the fd (or an in-kernel user)
+ * holds one reference, and inherited children each hold one on the
+ * parent. The structure is freed after an RCU grace period because the
+ * software event hooks walk per-CPU lists under RCU.
+ */
+struct perf_event {
+#ifdef CONFIG_PERF_EVENTS
+	/* link in ctx->event_list (every event of the context) */
+	struct list_head		event_entry;
+	/* link in ctx's pinned/flexible group lists (leaders only) */
+	struct list_head		group_entry;
+	/* leader: its siblings; sibling: link in the leader's list */
+	struct list_head		sibling_list;
+	struct list_head		sibling_entry;
+	/* link in the per-CPU list of a software event's hook */
+	struct hlist_node		hlist_entry;
+	/* link in the context's list of events active on a PMU */
+	struct list_head		active_entry;
+	int				nr_siblings;
+	int				group_caps;
+	int				event_caps;
+	struct perf_event		*group_leader;
+	struct pmu			*pmu;
+	void				*pmu_private;
+
+	enum perf_event_state		state;
+	unsigned int			attach_state;
+	local64_t			count;
+	atomic64_t			child_count;
+
+	/* total time enabled/running, in ns, updated at state changes */
+	u64				total_time_enabled;
+	u64				total_time_running;
+	/* context time at the last update of the two totals */
+	u64				tstamp;
+
+	struct perf_event_attr		attr;
+	u16				header_size;
+	u16				id_header_size;
+	u16				read_size;
+	struct hw_perf_event		hw;
+
+	struct perf_event_context	*ctx;
+	refcount_t			refcount;
+	/* children inherited from this event and the counts they left */
+	atomic64_t			child_total_time_enabled;
+	atomic64_t			child_total_time_running;
+	struct mutex			child_mutex;
+	struct list_head		child_list;
+	struct list_head		child_entry;
+	struct perf_event		*parent;
+
+	int				oncpu;
+	int				cpu;
+
+	/* the task that opened the event, for prctl enable/disable */
+	struct list_head		owner_entry;
+	struct task_struct		*owner;
+
+	u64				id;
+	u64				lost_samples;
+
+	struct file			*filp;
+	struct pid_namespace		*ns;
+	u64				(*clock)(void);
+
+	perf_overflow_handler_t		overflow_handler;
+	void				*overflow_handler_context;
+
+	/* counting towards event_limit (REFRESH) and pending signals */
+	atomic_t			event_limit;
+	int				pending_kill;
+	int				pending_disable;
+	unsigned int			pending_wakeup;
+	struct irq_work			pending_irq;
+	struct fasync_struct		*fasync;
+	wait_queue_head_t		waitq;
+
+	struct perf_buffer		*rb;
+	struct mutex			mmap_mutex;
+	atomic_t			mmap_count;
+
+	void (*destroy)(struct perf_event *event);
+	struct rcu_head			rcu_head;
+#ifdef CONFIG_SECURITY
+	void				*security;
+#endif
+#endif /* CONFIG_PERF_EVENTS */
+};
+
+/**
+ * struct perf_sample_data - what one overflow reports
+ *
+ * Filled by the overflow path and the PMU drivers, read by the record
+ * writer. Only the fields named by attr.sample_type are meaningful.
+ */
+struct perf_sample_data {
+	u64				sample_flags;
+	u64				period;
+	u64				dyn_size;
+	u64				type;
+	struct {
+		u32	pid;
+		u32	tid;
+	}				tid_entry;
+	u64				time;
+	u64				id;
+	struct {
+		u32	cpu;
+		u32	reserved;
+	}				cpu_entry;
+	u64				ip;
+	u64				addr;
+	u64				stream_id;
+	u64				phys_addr;
+	u64				data_page_size;
+	u64				code_page_size;
+	struct perf_callchain_entry	*callchain;
+	struct perf_raw_record		*raw;
+	struct perf_branch_stack	*br_stack;
+	u64				*br_stack_cntr;
+	union perf_sample_weight	weight;
+	union perf_mem_data_src		data_src;
+	u64				txn;
+	struct perf_regs		regs_user;
+	struct perf_regs		regs_intr;
+	u64				stack_user_size;
+	u64				cgroup;
+} ____cacheline_aligned;
+
+struct perf_callchain_entry {
+	u64				nr;
+	u64				ip[]; /* /proc/sys/kernel/perf_event_max_stack */
+};
+
+struct perf_raw_frag {
+	union {
+		struct perf_raw_frag	*next;
+		unsigned long		pad;
+	};
+	u32				size;
+	void				*data;
+} __packed;
+
+struct perf_raw_record {
+	struct perf_raw_frag		frag;
+	u32				size;
+};
+
+struct perf_branch_stack {
+	u64				nr;
+	u64				hw_idx;
+	struct perf_branch_entry	entries[];
+};
+
+/**
+ * perf_sample_data_init - start a sample for an overflow of @period
+ */
+static inline void perf_sample_data_init(struct perf_sample_data *data,
+					 u64 addr, u64 period)
+{
+	data->sample_flags = PERF_SAMPLE_PERIOD;
+	data->period = period;
+	data->dyn_size = 0;
+	data->addr = addr;
+	if (addr)
+		data->sample_flags |= PERF_SAMPLE_ADDR;
+}
+
+#ifdef CONFIG_PERF_EVENTS
+
+/* Registration and lookup of PMUs (kernel/events/pmu.c). */
+int perf_pmu_register(struct pmu *pmu, const char *name, int type);
+void perf_pmu_unregister(struct pmu *pmu);
+void perf_pmu_disable(struct pmu *pmu);
+void perf_pmu_enable(struct pmu *pmu);
+
+/* Helpers for drivers. */
+void perf_event_update_userpage(struct perf_event *event);
+int perf_event_overflow(struct perf_event *event,
+			struct perf_sample_data *data, struct pt_regs *regs);
+int perf_event_account_interrupt(struct perf_event *event);
+void perf_sample_event_took(u64 sample_len_ns);
+u64 perf_event_pmu_ctx_time(struct perf_event *event);
+
+static inline bool is_sampling_event(struct perf_event *event)
+{
+	return event->attr.sample_period != 0;
+}
+
+static inline int is_software_event(struct perf_event *event)
+{
+	return event->event_caps & PERF_EV_CAP_SOFTWARE;
+}
+
+static inline bool has_branch_stack(struct perf_event *event)
+{
+	return event->attr.sample_type & PERF_SAMPLE_BRANCH_STACK;
+}
+
+static inline bool needs_branch_stack(struct perf_event *event)
+{
+	return event->attr.branch_sample_type != 0;
+}
+
+static inline bool is_kernel_event(struct perf_event *event)
+{
+	return event->owner == NULL && event->filp == NULL;
+}
+
+static inline bool has_aux(struct perf_event *event)
+{
+	return false;
+}
+
+/*
+ * Events that are scheduled for exclusive use of the PMU: PMUs with
+ * PERF_PMU_CAP_EXCLUSIVE get one such event per CPU.
+ */
+static inline bool is_exclusive_pmu(struct pmu *pmu)
+{
+	return pmu->capabilities & PERF_PMU_CAP_EXCLUSIVE;
+}
+
+static inline bool perf_event_is_tracing(struct perf_event *event)
+{
+	return false;
+}
+
+/* In-kernel users (watchdog, KVM, resctrl, breakpoint users). */
+struct perf_event *
+perf_event_create_kernel_counter(struct perf_event_attr *attr, int cpu,
+				 struct task_struct *task,
+				 perf_overflow_handler_t callback,
+				 void *context);
+int perf_event_release_kernel(struct perf_event *event);
+void perf_event_enable(struct perf_event *event);
+void perf_event_disable(struct perf_event *event);
+void perf_event_disable_local(struct perf_event *event);
+void perf_event_disable_inatomic(struct perf_event *event);
+u64 perf_event_read_value(struct perf_event *event, u64 *enabled,
+			  u64 *running);
+int perf_event_read_local(struct perf_event *event, u64 *value,
+			  u64 *enabled, u64 *running);
+int perf_event_refresh(struct perf_event *event, int refresh);
+int perf_event_period(struct perf_event *event, u64 value);
+u64 perf_event_pause(struct perf_event *event, bool reset);
+const struct perf_event_attr *perf_event_attrs(struct perf_event *event);
+struct perf_event *perf_get_event(struct file *file);
+
+/* Boot, CPU hotplug (init/main.c, kernel/cpu.c). */
+void perf_event_init(void);
+int perf_event_init_cpu(unsigned int cpu);
+int perf_event_exit_cpu(unsigned int cpu);
+
+/* fork/exit/exec (kernel/fork.c, kernel/exit.c, fs/exec.c). */
+int perf_event_init_task(struct task_struct *child, u64 clone_flags);
+void perf_event_free_task(struct task_struct *task);
+void perf_event_exit_task(struct task_struct *child);
+void perf_event_delayed_put(struct task_struct *task);
+void perf_event_exec(void);
+void perf_event_comm(struct task_struct *tsk, bool exec);
+void perf_event_namespaces(struct task_struct *tsk);
+void perf_event_fork(struct task_struct *tsk);
+
+/* prctl(PR_TASK_PERF_EVENTS_{ENABLE,DISABLE}) (kernel/sys.c). */
+int perf_event_task_enable(void);
+int perf_event_task_disable(void);
+
+/* Side-band records from mm and text patching. */
+void perf_event_mmap(struct vm_area_struct *vma);
+void perf_event_ksymbol(u16 ksym_type, u64 addr, u32 len, bool unregister,
+			const char *sym);
+void perf_event_bpf_event(struct bpf_prog *prog,
+			  enum perf_bpf_event_type type, u16 flags);
+void perf_event_text_poke(const void *addr, const void *old_bytes,
+			  size_t old_len, const void *new_bytes,
+			  size_t new_len);
+void perf_event_itrace_started(struct perf_event *event);
+
+/* Tracepoint events (include/linux/trace_events.h). */
+void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size,
+		   struct pt_regs *regs, struct hlist_head *head, int rctx,
+		   struct task_struct *task);
+
+/* Breakpoints (kernel/events/hw_breakpoint.c, arch #DB handler). */
+void perf_bp_event(struct perf_event *event, void *data);
+
+/* Callchains (bpf). */
+int get_callchain_buffers(int max_stack);
+void put_callchain_buffers(void);
+
+/* The perf sysctls (kernel/sysctl.c). */
+extern int sysctl_perf_event_paranoid;
+extern int sysctl_perf_event_mlock;
+extern int sysctl_perf_event_sample_rate;
+extern int sysctl_perf_cpu_time_max_percent;
+extern int sysctl_perf_event_max_stack;
+extern int sysctl_perf_event_max_contexts_per_stack;
+
+int perf_event_max_sample_rate_handler(const struct ctl_table *table,
+				       int write, void *buffer, size_t *lenp,
+				       loff_t *ppos);
+int perf_cpu_time_max_percent_handler(const struct ctl_table *table,
+				      int write, void *buffer, size_t *lenp,
+				      loff_t *ppos);
+int perf_event_max_stack_handler(const struct ctl_table *table, int write,
+				 void *buffer, size_t *lenp, loff_t *ppos);
+
+/*
+ * Access control. The levels are those of perf_event_paranoid:
+ * -1 no restriction, 0 no raw tracepoint access, 1 no kernel profiling,
+ * 2 no CPU-wide events, 3 (Debian) no unprivileged perf_event_open at all.
+ */
+static inline bool perf_paranoid_any(void)
+{
+	return sysctl_perf_event_paranoid > 2;
+}
+
+static inline bool perf_paranoid_tracepoint_raw(void)
+{
+	return sysctl_perf_event_paranoid > -1;
+}
+
+static inline int perf_allow_kernel(void)
+{
+	if (sysctl_perf_event_paranoid > 1 && !perfmon_capable())
+		return -EACCES;
+	return security_perf_event_open(PERF_SECURITY_KERNEL);
+}
+
+static inline int perf_allow_cpu(void)
+{
+	if (sysctl_perf_event_paranoid > 0 && !perfmon_capable())
+		return -EACCES;
+	return security_perf_event_open(PERF_SECURITY_CPU);
+}
+
+static inline int perf_allow_tracepoint(void)
+{
+	if (sysctl_perf_event_paranoid > -1 && !perfmon_capable())
+		return -EPERM;
+	return security_perf_event_open(PERF_SECURITY_TRACEPOINT);
+}
+
+/*
+ * ---------------------------------------------------------------------
+ * Software event hooks (mm, scheduler, fault handlers)
+ * ---------------------------------------------------------------------
+ */
+extern struct static_key perf_swevent_enabled[PERF_COUNT_SW_MAX];
+DECLARE_PER_CPU(struct pt_regs, __perf_regs[4]);
+
+void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr);
+void __perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr);
+
+#ifndef perf_arch_fetch_caller_regs
+static inline void perf_arch_fetch_caller_regs(struct pt_regs *regs,
+					       unsigned long ip) { }
+#endif
+
+/**
+ * perf_fetch_caller_regs - registers as if the caller had been interrupted
+ *
+ * Used where a software event is raised from kernel code with no trap
+ * frame at hand (context switches): the event then looks as if it
+ * happened in the kernel at the caller's address.
+ */
+static __always_inline void perf_fetch_caller_regs(struct pt_regs *regs)
+{
+	perf_arch_fetch_caller_regs(regs, CALLER_ADDR0);
+}
+
+/**
+ * perf_sw_event - count @nr occurrences of software event @event_id
+ * @regs: the registers of the interrupted context, NULL if none
+ * @addr: the faulting address where it has meaning
+ *
+ * Costs a patched-out branch unless an event of this kind exists.
+ */
+static __always_inline void
+perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr)
+{
+	if (static_key_false(&perf_swevent_enabled[event_id]))
+		__perf_sw_event(event_id, nr, regs, addr);
+}
+
+/* For the scheduler, which already runs with preemption disabled. */
+static __always_inline void perf_sw_event_sched(u32 event_id, u64 nr, u64 addr)
+{
+	struct pt_regs *regs;
+
+	if (static_key_false(&perf_swevent_enabled[event_id])) {
+		regs = this_cpu_ptr(&__perf_regs[0]);
+		perf_fetch_caller_regs(regs);
+		___perf_sw_event(event_id, nr, regs, addr);
+	}
+}
+
+/*
+ * ---------------------------------------------------------------------
+ * Scheduler hooks (kernel/sched/core.c)
+ * ---------------------------------------------------------------------
+ */
+extern struct static_key_false perf_sched_events;
+
+void __perf_event_task_sched_in(struct task_struct *prev,
+				struct task_struct *task);
+void __perf_event_task_sched_out(struct task_struct *prev,
+				 struct task_struct *next);
+void perf_event_task_tick(void);
+
+/**
+ * perf_event_task_migrate - note that @task moved to another CPU
+ *
+ * Called with the runqueue lock held; the migration is counted when the
+ * task next runs, in the context of the task.
+ */
+static inline void perf_event_task_migrate(struct task_struct *task)
+{
+	if (static_branch_unlikely(&perf_sched_events))
+		task->sched_migrated = 1;
+}
+
+static inline void perf_event_task_sched_in(struct task_struct *prev,
+					    struct task_struct *task)
+{
+	if (static_branch_unlikely(&perf_sched_events))
+		__perf_event_task_sched_in(prev, task);
+
+	if (task->sched_migrated) {
+		perf_sw_event_sched(PERF_COUNT_SW_CPU_MIGRATIONS, 1, 0);
+		task->sched_migrated = 0;
+	}
+}
+
+static inline void perf_event_task_sched_out(struct task_struct *prev,
+					     struct task_struct *next)
+{
+	perf_sw_event_sched(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 0);
+
+	if (static_branch_unlikely(&perf_sched_events))
+		__perf_event_task_sched_out(prev, next);
+}
+
+#else /* !CONFIG_PERF_EVENTS */
+
+static inline void perf_event_task_migrate(struct task_struct *task) { }
+static inline void perf_event_task_sched_in(struct task_struct *prev,
+					    struct task_struct *task) { }
+static inline void perf_event_task_sched_out(struct task_struct *prev,
+					     struct task_struct *next) { }
+static inline int perf_event_init_task(struct task_struct *child,
+				       u64 clone_flags) { return 0; }
+static inline void perf_event_exit_task(struct task_struct *child) { }
+static inline void perf_event_free_task(struct task_struct *task) { }
+static inline void perf_event_delayed_put(struct task_struct *task) { }
+static inline void perf_event_print_debug(void) { }
+static inline int perf_event_task_disable(void) { return -EINVAL; }
+static inline int perf_event_task_enable(void) { return -EINVAL; }
+static inline void perf_event_task_tick(void) { }
+static inline void
+perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr) { }
+static inline void perf_event_mmap(struct vm_area_struct *vma) { }
+static inline void perf_event_exec(void) { }
+static inline void perf_event_comm(struct task_struct *tsk, bool exec) { }
+static inline void perf_event_namespaces(struct task_struct *tsk) { }
+static inline void perf_event_fork(struct task_struct *tsk) { }
+static inline void perf_event_text_poke(const void *addr,
+					const void *old_bytes, size_t old_len,
+					const void *new_bytes, size_t new_len) { }
+static inline void perf_event_init(void) { }
+static inline void perf_event_ksymbol(u16 ksym_type, u64 addr, u32 len,
+				      bool unregister, const char *sym) { }
+#define perf_event_init_cpu	NULL
+#define perf_event_exit_cpu	NULL
+
+#endif /* CONFIG_PERF_EVENTS */
+
+#endif /* _LINUX_PERF_EVENT_H */

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Contexts: creating and finding them, and running a function on the CPU
+ * where a context is live.
+ *
+ * A context's event lists and states are changed only under ctx->lock,
+ * and only on the CPU where the context is active (or anywhere when it is
+ * not active). perf_ctx_call() finds that CPU and sends an IPI there;
+ * because the scheduler takes ctx->lock to switch a task context in or
+ * out, the called function sees a stable answer to "is it active here".
+ * If the task moved in between, the call is retried.
+ */
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/sched/task.h>
+#include <linux/sched/signal.h>
+
+#include "internal.h"
+
+DEFINE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
+
+static void perf_ctx_init(struct perf_event_context *ctx,
+			  struct task_struct *task, int cpu)
+{
+	raw_spin_lock_init(&ctx->lock);
+	mutex_init(&ctx->mutex);
+	INIT_LIST_HEAD(&ctx->event_list);
+	INIT_LIST_HEAD(&ctx->pinned_groups);
+	INIT_LIST_HEAD(&ctx->flexible_groups);
+	refcount_set(&ctx->refcount, 1);
+	ctx->task = task;
+	ctx->cpu = cpu;
+	ctx->active_cpu = -1;
+}
+
+/**
+ * perf_ctx_alloc - a new, empty context for @task (or CPU @cpu)
+ */
+struct perf_event_context *perf_ctx_alloc(struct task_struct *task, int cpu)
+{
+	struct perf_event_context *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return NULL;
+	perf_ctx_init(ctx, task, cpu);
+	if (task)
+		get_task_struct(task);
+	return ctx;
+}
+
+void perf_ctx_get(struct perf_event_context *ctx)
+{
+	refcount_inc(&ctx->refcount);
+}
+
+static void perf_ctx_free_rcu(struct rcu_head *head)
+{
+	struct perf_event_context *ctx;
+
+	ctx = container_of(head, struct perf_event_context, rcu_head);
+	kfree(ctx);
+}
+
+/*
+ * The scheduler reads task->perf_event_ctxp without locks, so the memory
+ * stays until an RCU grace period has passed. The task reference may be
+ * dropped here from an RCU callback (perf_event_delayed_put()), which
+ * put_task_struct() allows.
+ */
+void perf_ctx_put(struct perf_event_context *ctx)
+{
+	if (!refcount_dec_and_test(&ctx->refcount))
+		return;
+	/* CPU contexts are static and never reach zero */
+	if (WARN_ON_ONCE(!ctx->task))
+		return;
+	put_task_struct(ctx->task);
+	call_rcu(&ctx->rcu_head, perf_ctx_free_rcu);
+}
+
+void __init perf_cpu_contexts_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct perf_cpu_context *cpuctx = per_cpu_ptr(&perf_cpu_context,
+							      cpu);
+
+		perf_ctx_init(&cpuctx->ctx, NULL, cpu);
+	}
+}
+
+/**
+ * perf_find_get_context - the context an event for (@task, @cpu) joins
+ *
+ * Creates the task's context on first use. Returns it with a reference
+ * held, or an ERR_PTR: -ESRCH when the task is exiting, -ENODEV for an
+ * offline CPU.
+ */
+struct perf_event_context *perf_find_get_context(struct task_struct *task,
+						 int cpu)
+{
+	struct perf_event_context *ctx, *new = NULL;
+
+	if (!task) {
+		struct perf_cpu_context *cpuctx;
+
+		cpuctx = per_cpu_ptr(&perf_cpu_context, cpu);
+		if (!cpu_online(cpu))
+			return ERR_PTR(-ENODEV);
+		perf_ctx_get(&cpuctx->ctx);
+		return &cpuctx->ctx;
+	}
+
+	new = perf_ctx_alloc(task, -1);
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+
+	mutex_lock(&task->perf_event_mutex);
+	if (task->flags & PF_EXITING) {
+		ctx = ERR_PTR(-ESRCH);
+	} else if (task->perf_event_ctxp) {
+		ctx = task->perf_event_ctxp;
+		perf_ctx_get(ctx);
+	} else {
+		ctx = new;
+		new = NULL;
+		perf_ctx_get(ctx);	/* the task's reference */
+		rcu_assign_pointer(task->perf_event_ctxp, ctx);
+	}
+	mutex_unlock(&task->perf_event_mutex);
+
+	if (new) {
+		put_task_struct(new->task);
+		kfree(new);
+	}
+	return ctx;
+}
+
+struct perf_remote_call {
+	struct perf_event_context	*ctx;
+	perf_ctx_fn			fn;
+	void				*info;
+	int				ret;
+	bool				moved;
+};
+
+static void perf_remote_call_fn(void *data)
+{
+	struct perf_remote_call *rc = data;
+	struct perf_event_context *ctx = rc->ctx;
+
+	raw_spin_lock(&ctx->lock);
+	if (!ctx->is_active && ctx->task == current && !ctx->dead) {
+		/*
+		 * The task was switched in while its context was empty (or
+		 * did not exist yet): activate it now, as the scheduler
+		 * would have.
+		 */
+		perf_ctx_activate_here(ctx);
+	}
+	if (ctx->is_active && ctx->active_cpu == smp_processor_id())
+		rc->ret = rc->fn(ctx, rc->info);
+	else
+		rc->moved = true;
+	raw_spin_unlock(&ctx->lock);
+}
+
+/**
+ * perf_ctx_call - run @fn on @ctx where it is live, with ctx->lock held
+ *
+ * @fn runs with IRQs off: on the CPU where the context is active, or on
+ * this CPU if the context is not active anywhere. The context of a task
+ * that is running is made active first, so @fn can start events at once. Must be called from
+ * process context; the caller normally holds ctx->mutex.
+ */
+int perf_ctx_call(struct perf_event_context *ctx, perf_ctx_fn fn, void *info)
+{
+	struct perf_remote_call rc = { .ctx = ctx, .fn = fn, .info = info };
+	int cpu;
+
+	for (;;) {
+		raw_spin_lock_irq(&ctx->lock);
+		if (ctx->is_active) {
+			cpu = ctx->active_cpu;
+		} else if (ctx->task && !ctx->dead && task_curr(ctx->task)) {
+			cpu = task_cpu(ctx->task);
+		} else {
+			rc.ret = fn(ctx, info);
+			raw_spin_unlock_irq(&ctx->lock);
+			return rc.ret;
+		}
+		raw_spin_unlock_irq(&ctx->lock);
+
+		rc.moved = false;
+		if (smp_call_function_single(cpu, perf_remote_call_fn, &rc, 1))
+			rc.moved = true;
+		if (!rc.moved)
+			return rc.ret;
+		cond_resched();
+	}
+}
+
+/* Link an event into a context's lists. ctx->lock held. */
+void perf_ctx_add_event_locked(struct perf_event_context *ctx,
+			       struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader;
+
+	event->tstamp = perf_ctx_time_now(ctx);
+	list_add_tail(&event->event_entry, &ctx->event_list);
+	ctx->nr_events++;
+
+	if (leader == event) {
+		if (event->attr.pinned)
+			list_add_tail(&event->group_entry, &ctx->pinned_groups);
+		else
+			list_add_tail(&event->group_entry,
+				      &ctx->flexible_groups);
+	} else {
+		list_add_tail(&event->sibling_entry, &leader->sibling_list);
+		leader->nr_siblings++;
+	}
+}
+
+/* Unlink an event (already off the PMU). ctx->lock held. */
+void perf_ctx_del_event_locked(struct perf_event_context *ctx,
+			       struct perf_event *event)
+{
+	struct perf_event *sibling, *tmp;
+
+	list_del_init(&event->event_entry);
+	ctx->nr_events--;
+
+	if (event->group_leader == event) {
+		list_del_init(&event->group_entry);
+		/*
+		 * The siblings of a removed leader become singleton groups,
+		 * as they would if they had been opened alone.
+		 */
+		list_for_each_entry_safe(sibling, tmp, &event->sibling_list,
+					 sibling_entry) {
+			list_del_init(&sibling->sibling_entry);
+			sibling->group_leader = sibling;
+			if (sibling->attr.pinned)
+				list_add_tail(&sibling->group_entry,
+					      &ctx->pinned_groups);
+			else
+				list_add_tail(&sibling->group_entry,
+					      &ctx->flexible_groups);
+		}
+		event->nr_siblings = 0;
+	} else {
+		list_del_init(&event->sibling_entry);
+		event->group_leader->nr_siblings--;
+	}
+}
+
+static int __perf_install_event(struct perf_event_context *ctx, void *info)
+{
+	struct perf_event *event = info;
+	struct perf_event *leader = event->group_leader;
+
+	if (ctx->dead)
+		return -ESRCH;
+
+	if (ctx->is_active)
+		perf_ctx_update_time(ctx);
+	perf_ctx_add_event_locked(ctx, event);
+
+	if (!ctx->is_active || event->state != PERF_EVENT_STATE_INACTIVE)
+		return 0;
+
+	if (leader == event) {
+		perf_group_sched_in(ctx, event);
+	} else if (leader->state == PERF_EVENT_STATE_ACTIVE) {
+		/* a sibling joining a live group goes straight on */
+		perf_event_sched_in(ctx, event);
+	}
+	return 0;
+}
+
+/**
+ * perf_install_event - add @event to @ctx and start it if it should run
+ *
+ * Takes ownership of the caller's context reference on success.
+ * ctx->mutex must be held. Returns -ESRCH if the task has exited.
+ */
+int perf_install_event(struct perf_event_context *ctx,
+		       struct perf_event *event)
+{
+	int err;
+
+	lockdep_assert_held(&ctx->mutex);
+	event->ctx = ctx;
+	err = perf_ctx_call(ctx, __perf_install_event, event);
+	if (err)
+		event->ctx = NULL;
+	return err;
+}
+
+static int __perf_remove_event(struct perf_event_context *ctx, void *info)
+{
+	struct perf_event *event = info;
+
+	if (ctx->is_active)
+		perf_ctx_update_time(ctx);
+	if (event->group_leader == event)
+		perf_group_sched_out(ctx, event);
+	else
+		perf_event_sched_out(ctx, event);
+	perf_event_update_times(event);
+	perf_ctx_del_event_locked(ctx, event);
+	return 0;
+}
+
+/**
+ * perf_remove_event - take @event off its context
+ *
+ * ctx->mutex must be held. The event keeps its count and times, and its
+ * context reference, which the caller drops.
+ */
+void perf_remove_event(struct perf_event *event)
+{
+	struct perf_event_context *ctx = event->ctx;
+
+	lockdep_assert_held(&ctx->mutex);
+	if (list_empty(&event->event_entry))
+		return;
+	perf_ctx_call(ctx, __perf_remove_event, event);
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Turning events on and off, resetting them and changing their period:
+ * the work behind the ENABLE, DISABLE, RESET and PERIOD ioctls, prctl,
+ * enable_on_exec and the in-kernel API.
+ *
+ * Each operation applies to one event, or with PERF_IOC_FLAG_GROUP to its
+ * whole group, and always to the children the event passed on by
+ * inheritance. The state change itself runs under ctx->lock on the CPU
+ * where the context is live (perf_ctx_call()).
+ */
+#include "internal.h"
+
+/**
+ * perf_event_enable_locked - move an event from OFF (or ERROR) to enabled
+ *
+ * ctx->lock held, on the context's CPU. Starts it if its group is live.
+ */
+void perf_event_enable_locked(struct perf_event_context *ctx,
+			      struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader;
+
+	if (event->state >= PERF_EVENT_STATE_INACTIVE ||
+	    event->state <= PERF_EVENT_STATE_EXIT)
+		return;
+
+	perf_ctx_update_time(ctx);
+	perf_event_set_state(event, PERF_EVENT_STATE_INACTIVE);
+	if (!ctx->is_active)
+		return;
+
+	if (leader == event)
+		perf_group_sched_in(ctx, event);
+	else if (leader->state == PERF_EVENT_STATE_ACTIVE)
+		perf_event_sched_in(ctx, event);
+}
+
+static int __perf_event_enable(struct perf_event_context *ctx, void *info)
+{
+	perf_event_enable_locked(ctx, info);
+	return 0;
+}
+
+static int __perf_event_disable(struct perf_event_context *ctx, void *info)
+{
+	struct perf_event *event = info;
+
+	if (event->state < PERF_EVENT_STATE_INACTIVE)
+		return 0;
+
+	perf_ctx_update_time(ctx);
+	if (event->group_leader == event)
+		perf_group_sched_out(ctx, event);
+	else
+		perf_event_sched_out(ctx, event);
+	perf_event_set_state(event, PERF_EVENT_STATE_OFF);
+	return 0;
+}
+
+static int __perf_event_reset(struct perf_event_context *ctx, void *info)
+{
+	struct perf_event *event = info;
+
+	/* fold the hardware's delta in first, so it is not counted later */
+	if (event->state == PERF_EVENT_STATE_ACTIVE)
+		event->pmu->read(event);
+	local64_set(&event->count, 0);
+	return 0;
+}
+
+/* Apply @fn to @event and to each child it passed on by inheritance. */
+static void perf_event_apply(struct perf_event *event, perf_ctx_fn fn)
+{
+	struct perf_event *child;
+
+	perf_ctx_call(event->ctx, fn, event);
+
+	mutex_lock(&event->child_mutex);
+	list_for_each_entry(child, &event->child_list, child_entry)
+		perf_ctx_call(child->ctx, fn, child);
+	mutex_unlock(&event->child_mutex);
+}
+
+/* The event, or with @group every member of its group, leader first. */
+static int perf_event_apply_group(struct perf_event *event, bool group,
+				  perf_ctx_fn fn)
+{
+	struct perf_event_context *ctx = event->ctx;
+	struct perf_event *leader, *sibling;
+
+	mutex_lock(&ctx->mutex);
+	if (!group) {
+		perf_event_apply(event, fn);
+	} else {
+		leader = event->group_leader;
+		perf_event_apply(leader, fn);
+		list_for_each_entry(sibling, &leader->sibling_list,
+				    sibling_entry)
+			perf_event_apply(sibling, fn);
+	}
+	mutex_unlock(&ctx->mutex);
+	return 0;
+}
+
+int perf_event_ctl_enable(struct perf_event *event, bool group)
+{
+	return perf_event_apply_group(event, group, __perf_event_enable);
+}
+
+int perf_event_ctl_disable(struct perf_event *event, bool group)
+{
+	return perf_event_apply_group(event, group, __perf_event_disable);
+}
+
+int perf_event_ctl_reset(struct perf_event *event, bool group)
+{
+	return perf_event_apply_group(event, group, __perf_event_reset);
+}
+
+static int __perf_event_period(struct perf_event_context *ctx, void *info)
+{
+	struct perf_event *event = info;
+	bool active = event->state == PERF_EVENT_STATE_ACTIVE;
+	u64 period = event->attr.sample_period;
+
+	if (event->attr.freq)
+		return 0;
+
+	if (active)
+		event->pmu->stop(event, PERF_EF_UPDATE);
+	event->hw.sample_period = period;
+	local64_set(&event->hw.period_left, 0);
+	if (active)
+		event->pmu->start(event, PERF_EF_RELOAD);
+	return 0;
+}
+
+/**
+ * perf_event_ctl_period - set a new sample period (or frequency)
+ *
+ * Only sampling events have one. In frequency mode the value is a rate
+ * bounded by perf_event_max_sample_rate.
+ */
+int perf_event_ctl_period(struct perf_event *event, u64 value)
+{
+	struct perf_event_context *ctx = event->ctx;
+	int err;
+
+	if (!is_sampling_event(event))
+		return -EINVAL;
+	if (!value)
+		return -EINVAL;
+	if (event->attr.freq) {
+		if (value > sysctl_perf_event_sample_rate)
+			return -EINVAL;
+	} else if (value & (1ULL << 63)) {
+		return -EINVAL;
+	}
+
+	if (event->pmu->check_period) {
+		err = event->pmu->check_period(event, value);
+		if (err)
+			return -EINVAL;
+	}
+
+	mutex_lock(&ctx->mutex);
+	event->attr.sample_period = value;
+	perf_event_apply(event, __perf_event_period);
+	mutex_unlock(&ctx->mutex);
+	return 0;
+}
+
+/**
+ * perf_event_enable - enable an in-kernel event
+ */
+void perf_event_enable(struct perf_event *event)
+{
+	perf_event_ctl_enable(event, false);
+}
+EXPORT_SYMBOL_GPL(perf_event_enable);
+
+/**
+ * perf_event_disable - disable an in-kernel event; may sleep
+ */
+void perf_event_disable(struct perf_event *event)
+{
+	perf_event_ctl_disable(event, false);
+}
+EXPORT_SYMBOL_GPL(perf_event_disable);
+
+/**
+ * perf_event_disable_local - disable an event of this CPU's live context
+ *
+ * For callers already on the right CPU with IRQs off (overflow handlers).
+ */
+void perf_event_disable_local(struct perf_event *event)
+{
+	struct perf_event_context *ctx = event->ctx;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&ctx->lock, flags);
+	__perf_event_disable(ctx, event);
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+}
+
+/**
+ * perf_event_period - change the period of an in-kernel sampling event
+ */
+int perf_event_period(struct perf_event *event, u64 value)
+{
+	return perf_event_ctl_period(event, value);
+}
+EXPORT_SYMBOL_GPL(perf_event_period);

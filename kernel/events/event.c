@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The event object: allocation from an attr, binding to a PMU, reference
+ * counting and freeing.
+ *
+ * An event is freed in two steps: the last reference drop (process
+ * context, may sleep) releases the PMU and static keys; the memory itself
+ * goes after an RCU grace period, because the software event hooks may
+ * still be walking a per-CPU list that held the event.
+ */
+#include <linux/slab.h>
+#include <linux/module.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
+#include <linux/jump_label.h>
+
+#include "internal.h"
+
+static atomic64_t perf_event_next_id;
+
+/* task-bound events need the context-switch hooks */
+DEFINE_STATIC_KEY_FALSE(perf_sched_events);
+
+static u64 perf_clock_monotonic(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+static u64 perf_clock_monotonic_raw(void)
+{
+	return ktime_get_raw_fast_ns();
+}
+
+static u64 perf_clock_realtime(void)
+{
+	return ktime_get_real_ns();
+}
+
+static u64 perf_clock_boottime(void)
+{
+	return ktime_get_boot_fast_ns();
+}
+
+static u64 perf_clock_tai(void)
+{
+	return ktime_get_tai_fast_ns();
+}
+
+/*
+ * The clocks attr.clockid may name. Sample timestamps must be readable
+ * from NMI, so only the NMI-safe variants (and realtime, which user space
+ * asked for knowing it is not) are offered.
+ */
+static int perf_event_set_clock(struct perf_event *event)
+{
+	if (!event->attr.use_clockid) {
+		event->clock = perf_clock;
+		return 0;
+	}
+
+	switch (event->attr.clockid) {
+	case CLOCK_MONOTONIC:
+		event->clock = perf_clock_monotonic;
+		return 0;
+	case CLOCK_MONOTONIC_RAW:
+		event->clock = perf_clock_monotonic_raw;
+		return 0;
+	case CLOCK_REALTIME:
+		event->clock = perf_clock_realtime;
+		return 0;
+	case CLOCK_BOOTTIME:
+		event->clock = perf_clock_boottime;
+		return 0;
+	case CLOCK_TAI:
+		event->clock = perf_clock_tai;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+bool perf_event_is_group_leader(struct perf_event *event)
+{
+	return event->group_leader == event;
+}
+
+/**
+ * perf_event_alloc - create an event from a validated attr
+ * @attr: the event's configuration, already checked by the syscall layer
+ * @cpu: the CPU it counts on, or -1
+ * @task: the task it follows, or NULL for a CPU event
+ * @group_leader: its group's leader, or NULL to lead its own group
+ * @parent: the event it is inherited from, or NULL
+ * @handler: overflow handler of an in-kernel user, or NULL
+ * @context: passed to @handler
+ *
+ * May sleep. Returns the event with one reference, or an ERR_PTR.
+ */
+struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
+				    struct task_struct *task,
+				    struct perf_event *group_leader,
+				    struct perf_event *parent,
+				    perf_overflow_handler_t handler,
+				    void *context)
+{
+	struct perf_event *event;
+	int err;
+
+	event = kzalloc(sizeof(*event), GFP_KERNEL);
+	if (!event)
+		return ERR_PTR(-ENOMEM);
+
+	INIT_LIST_HEAD(&event->event_entry);
+	INIT_LIST_HEAD(&event->group_entry);
+	INIT_LIST_HEAD(&event->sibling_list);
+	INIT_LIST_HEAD(&event->sibling_entry);
+	INIT_LIST_HEAD(&event->active_entry);
+	INIT_LIST_HEAD(&event->child_list);
+	INIT_LIST_HEAD(&event->owner_entry);
+	INIT_HLIST_NODE(&event->hlist_entry);
+	mutex_init(&event->child_mutex);
+	mutex_init(&event->mmap_mutex);
+	init_waitqueue_head(&event->waitq);
+	refcount_set(&event->refcount, 1);
+
+	event->attr = *attr;
+	event->cpu = cpu;
+	event->oncpu = -1;
+	event->group_leader = group_leader ? group_leader : event;
+	event->parent = parent;
+	event->hw.target = task;
+	event->ns = get_pid_ns(task_active_pid_ns(current));
+	event->id = atomic64_inc_return(&perf_event_next_id);
+	event->overflow_handler = handler;
+	event->overflow_handler_context = context;
+	atomic_set(&event->event_limit, 0);
+
+	if (attr->disabled)
+		event->state = PERF_EVENT_STATE_OFF;
+	else
+		event->state = PERF_EVENT_STATE_INACTIVE;
+
+	if (!attr->freq)
+		event->hw.sample_period = attr->sample_period;
+	event->hw.last_period = event->hw.sample_period;
+	local64_set(&event->hw.period_left, event->hw.sample_period);
+
+	err = perf_event_set_clock(event);
+	if (err)
+		goto err_ns;
+
+	if (task)
+		get_task_struct(task);
+
+	event->pmu = perf_pmu_find(event);
+	if (IS_ERR(event->pmu)) {
+		err = PTR_ERR(event->pmu);
+		event->pmu = NULL;
+		goto err_task;
+	}
+
+	err = security_perf_event_alloc(event);
+	if (err)
+		goto err_pmu;
+
+	if (task)
+		static_branch_inc(&perf_sched_events);
+
+	return event;
+
+err_pmu:
+	if (event->destroy)
+		event->destroy(event);
+	module_put(event->pmu->module);
+err_task:
+	if (task)
+		put_task_struct(task);
+err_ns:
+	put_pid_ns(event->ns);
+	kfree(event);
+	return ERR_PTR(err);
+}
+
+static void perf_event_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct perf_event, rcu_head));
+}
+
+/**
+ * perf_event_free - release everything an unlinked event holds
+ *
+ * The event must be off every context list. Process context only.
+ */
+void perf_event_free(struct perf_event *event)
+{
+	if (event->destroy)
+		event->destroy(event);
+	security_perf_event_free(event);
+	if (event->pmu)
+		module_put(event->pmu->module);
+	if (event->hw.target) {
+		static_branch_dec(&perf_sched_events);
+		put_task_struct(event->hw.target);
+	}
+	if (event->parent)
+		perf_event_put(event->parent);
+	put_pid_ns(event->ns);
+	call_rcu(&event->rcu_head, perf_event_free_rcu);
+}
+
+void perf_event_get(struct perf_event *event)
+{
+	refcount_inc(&event->refcount);
+}
+
+void perf_event_put(struct perf_event *event)
+{
+	if (refcount_dec_and_test(&event->refcount))
+		perf_event_free(event);
+}

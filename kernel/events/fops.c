@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The file operations of a perf event fd: read, poll, the ioctls, fasync
+ * and release, and the in-kernel accessors built on the same paths.
+ *
+ * All of it runs in process context and may sleep.
+ */
+#include <linux/compat.h>
+#include <linux/file.h>
+#include <linux/poll.h>
+#include <linux/uaccess.h>
+
+#include "internal.h"
+
+static ssize_t perf_read(struct file *file, char __user *buf, size_t count,
+			 loff_t *ppos)
+{
+	struct perf_event *event = file->private_data;
+	int err;
+
+	err = security_perf_event_read(event);
+	if (err)
+		return err;
+	return perf_event_read_to_user(event, buf, count);
+}
+
+static __poll_t perf_poll(struct file *file, poll_table *wait)
+{
+	struct perf_event *event = file->private_data;
+
+	poll_wait(file, &event->waitq, wait);
+	if (READ_ONCE(event->state) == PERF_EVENT_STATE_EXIT)
+		return EPOLLHUP;
+	return 0;
+}
+
+static int perf_release(struct inode *inode, struct file *file)
+{
+	perf_event_release_kernel(file->private_data);
+	return 0;
+}
+
+static int perf_fasync(int fd, struct file *filp, int on)
+{
+	struct perf_event *event = filp->private_data;
+	struct inode *inode = file_inode(filp);
+	int err;
+
+	inode_lock(inode);
+	err = fasync_helper(fd, filp, on, &event->fasync);
+	inode_unlock(inode);
+	return err < 0 ? err : 0;
+}
+
+/*
+ * SET_OUTPUT redirects records into another event's ring buffer. Only an
+ * event that could share a buffer is accepted: the same CPU, or the same
+ * task context.
+ */
+static int perf_ioctl_set_output(struct perf_event *event, int output_fd)
+{
+	struct perf_event *output;
+	struct fd f;
+	int err = 0;
+
+	if (output_fd == -1)
+		return 0;
+
+	f = fdget(output_fd);
+	if (!fd_file(f))
+		return -EBADF;
+	if (fd_file(f)->f_op != &perf_fops) {
+		err = -EBADF;
+		goto out;
+	}
+	output = fd_file(f)->private_data;
+	if (output == event)
+		goto out;
+	if (output->cpu != event->cpu && output->cpu != -1)
+		err = -EINVAL;
+	else if (output->cpu == -1 && output->ctx != event->ctx)
+		err = -EINVAL;
+	else if (output->clock != event->clock)
+		err = -EINVAL;
+out:
+	fdput(f);
+	return err;
+}
+
+static long perf_ioctl_modify(struct perf_event *event, void __user *uattr)
+{
+	struct perf_event_attr attr;
+	u32 size;
+
+	if (get_user(size, (u32 __user *)(uattr +
+					  offsetof(struct perf_event_attr,
+						   size))))
+		return -EFAULT;
+	if (!size)
+		size = PERF_ATTR_SIZE_VER0;
+	if (size < PERF_ATTR_SIZE_VER0 || size > PAGE_SIZE)
+		return -E2BIG;
+	if (copy_struct_from_user(&attr, sizeof(attr), uattr, size))
+		return -EFAULT;
+	if (attr.type != event->attr.type)
+		return -EINVAL;
+	/* only breakpoints can be changed in place */
+	return -EOPNOTSUPP;
+}
+
+static long perf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct perf_event *event = file->private_data;
+	bool group = arg & PERF_IOC_FLAG_GROUP;
+	u64 value;
+	int err;
+
+	err = security_perf_event_write(event);
+	if (err)
+		return err;
+
+	switch (cmd) {
+	case PERF_EVENT_IOC_ENABLE:
+		return perf_event_ctl_enable(event, group);
+	case PERF_EVENT_IOC_DISABLE:
+		return perf_event_ctl_disable(event, group);
+	case PERF_EVENT_IOC_RESET:
+		return perf_event_ctl_reset(event, group);
+	case PERF_EVENT_IOC_REFRESH:
+		return perf_event_refresh(event, arg);
+	case PERF_EVENT_IOC_PERIOD:
+		if (copy_from_user(&value, (u64 __user *)arg, sizeof(value)))
+			return -EFAULT;
+		return perf_event_ctl_period(event, value);
+	case PERF_EVENT_IOC_ID:
+		if (put_user(event->id, (u64 __user *)arg))
+			return -EFAULT;
+		return 0;
+	case PERF_EVENT_IOC_SET_OUTPUT:
+		return perf_ioctl_set_output(event, (int)arg);
+	case PERF_EVENT_IOC_SET_FILTER:
+		/* no tracepoints or address filters on these PMUs */
+		return -EINVAL;
+	case PERF_EVENT_IOC_SET_BPF:
+		return -EINVAL;
+	case PERF_EVENT_IOC_PAUSE_OUTPUT:
+		/* there is no ring buffer to pause */
+		return -EINVAL;
+	case PERF_EVENT_IOC_QUERY_BPF:
+		return -EINVAL;
+	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES:
+		return perf_ioctl_modify(event, (void __user *)arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+#ifdef CONFIG_COMPAT
+/* The ioctls whose size encodes a pointer differ for 32-bit callers. */
+static long perf_compat_ioctl(struct file *file, unsigned int cmd,
+			      unsigned long arg)
+{
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(PERF_EVENT_IOC_SET_FILTER):
+	case _IOC_NR(PERF_EVENT_IOC_ID):
+	case _IOC_NR(PERF_EVENT_IOC_QUERY_BPF):
+	case _IOC_NR(PERF_EVENT_IOC_MODIFY_ATTRIBUTES):
+		if (_IOC_SIZE(cmd) == sizeof(compat_uptr_t)) {
+			cmd &= ~IOCSIZE_MASK;
+			cmd |= sizeof(void *) << IOCSIZE_SHIFT;
+		}
+		break;
+	}
+	return perf_ioctl(file, cmd, arg);
+}
+#else
+#define perf_compat_ioctl NULL
+#endif
+
+static int perf_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	/* the ring buffer arrives with sampling */
+	return -ENODEV;
+}
+
+const struct file_operations perf_fops = {
+	.release		= perf_release,
+	.read			= perf_read,
+	.poll			= perf_poll,
+	.unlocked_ioctl		= perf_ioctl,
+	.compat_ioctl		= perf_compat_ioctl,
+	.mmap			= perf_mmap,
+	.fasync			= perf_fasync,
+};
+
+/**
+ * perf_get_event - the event behind a perf fd's file
+ */
+struct perf_event *perf_get_event(struct file *file)
+{
+	if (file->f_op != &perf_fops)
+		return ERR_PTR(-EINVAL);
+	return file->private_data;
+}
+
+/**
+ * perf_event_attrs - an event's configuration, for in-kernel users
+ */
+const struct perf_event_attr *perf_event_attrs(struct perf_event *event)
+{
+	if (!event)
+		return ERR_PTR(-EINVAL);
+	return &event->attr;
+}
+
+/**
+ * perf_event_read_value - an event's total count and times; may sleep
+ */
+u64 perf_event_read_value(struct perf_event *event, u64 *enabled,
+			  u64 *running)
+{
+	struct perf_event_context *ctx = event->ctx;
+	u64 total;
+
+	mutex_lock(&ctx->mutex);
+	perf_event_sync(event);
+	total = perf_event_total(event, enabled, running);
+	mutex_unlock(&ctx->mutex);
+	return total;
+}
+EXPORT_SYMBOL_GPL(perf_event_read_value);
+
+/**
+ * perf_event_read_local - read an event of this CPU or current task
+ *
+ * For callers that cannot sleep (BPF). Fails with -EINVAL for an event
+ * that counts elsewhere.
+ */
+int perf_event_read_local(struct perf_event *event, u64 *value,
+			  u64 *enabled, u64 *running)
+{
+	struct perf_event_context *ctx = event->ctx;
+	unsigned long flags;
+	int err = 0;
+
+	if (event->attr.inherit)
+		return -EOPNOTSUPP;
+
+	raw_spin_lock_irqsave(&ctx->lock, flags);
+	if ((ctx->task && ctx->task != current) ||
+	    (event->cpu != -1 && event->cpu != smp_processor_id()) ||
+	    (event->state == PERF_EVENT_STATE_ACTIVE &&
+	     event->oncpu != smp_processor_id())) {
+		err = -EINVAL;
+		goto out;
+	}
+	perf_ctx_update_time(ctx);
+	if (event->state == PERF_EVENT_STATE_ACTIVE)
+		event->pmu->read(event);
+	perf_event_update_times(event);
+	*value = local64_read(&event->count);
+	if (enabled)
+		*enabled = event->total_time_enabled;
+	if (running)
+		*running = event->total_time_running;
+out:
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	return err;
+}
+
+/**
+ * perf_event_pause - stop or restart an in-kernel counter, for KVM
+ * @reset: zero the count, returning the count it had
+ */
+u64 perf_event_pause(struct perf_event *event, bool reset)
+{
+	u64 count;
+
+	perf_event_ctl_disable(event, false);
+	count = perf_event_read_value(event, NULL, NULL);
+	if (reset)
+		perf_event_ctl_reset(event, false);
+	return count;
+}
+EXPORT_SYMBOL_GPL(perf_event_pause);
+
+/**
+ * perf_event_refresh - enable a sampling event for @refresh more overflows
+ */
+int perf_event_refresh(struct perf_event *event, int refresh)
+{
+	if (event->attr.inherit || !is_sampling_event(event))
+		return -EINVAL;
+	if (refresh <= 0)
+		return -EINVAL;
+	atomic_add(refresh, &event->event_limit);
+	return perf_event_ctl_enable(event, false);
+}
+EXPORT_SYMBOL_GPL(perf_event_refresh);

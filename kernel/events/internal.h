@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Types and functions shared by the files of the perf core, and by no one
+ * else. Documentation/perf-core/design.rst describes how they fit.
+ *
+ * Locking, outermost first:
+ *   task->perf_event_mutex   creation and teardown of a task's context,
+ *                            the list of events a task owns (prctl)
+ *   ctx->mutex               changes to a context from process context
+ *   event->child_mutex       an event's list of inherited children
+ *   ctx->lock                (raw, IRQs off) event states, group lists
+ *                            and times against the scheduler and IPIs
+ * Nothing under ctx->lock sleeps; the software event hooks take no lock at
+ * all and walk per-CPU lists under RCU.
+ */
+#ifndef _KERNEL_EVENTS_INTERNAL_H
+#define _KERNEL_EVENTS_INTERNAL_H
+
+#include <linux/perf_event.h>
+#include <linux/refcount.h>
+#include <linux/sched/clock.h>
+
+/**
+ * struct perf_event_context - a set of events scheduled together
+ *
+ * A task has at most one (task->perf_event_ctxp), holding every event
+ * that follows the task; each CPU has one for the events that count the
+ * CPU. A context is "active" while its events may be on the PMUs of
+ * active_cpu: a CPU context while its CPU is online, a task context while
+ * the task runs.
+ */
+struct perf_event_context {
+	raw_spinlock_t			lock;
+	struct mutex			mutex;
+	/* every event, leaders and siblings */
+	struct list_head		event_list;
+	/* group leaders, by scheduling class */
+	struct list_head		pinned_groups;
+	struct list_head		flexible_groups;
+	int				nr_events;
+	int				nr_active;
+	bool				is_active;
+	/* a flexible group did not fit: rotate on the next tick */
+	bool				rotate_necessary;
+	/* the task has gone: no more events may be installed */
+	bool				dead;
+	int				active_cpu;
+	/* NULL for a CPU context */
+	struct task_struct		*task;
+	/* the CPU of a CPU context, -1 for a task context */
+	int				cpu;
+	/* time the context was active, in ns, and when that was updated */
+	u64				time;
+	u64				timestamp;
+	refcount_t			refcount;
+	struct rcu_head			rcu_head;
+};
+
+/**
+ * struct perf_cpu_context - per-CPU state of the core
+ * @ctx: the CPU-wide events of this CPU
+ * @task_ctx: the task context currently scheduled here, if any
+ * @last_rotation: jiffies of the last multiplexing rotation
+ */
+struct perf_cpu_context {
+	struct perf_event_context	ctx;
+	struct perf_event_context	*task_ctx;
+	unsigned long			last_rotation;
+	bool				online;
+};
+
+DECLARE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
+
+/* the clock of event times */
+static inline u64 perf_clock(void)
+{
+	return local_clock();
+}
+
+/* pmu.c */
+struct pmu *perf_pmu_find(struct perf_event *event);
+int perf_pmu_sysfs_init(void);
+int perf_mux_interval_ms_default(void);
+
+/* event.c */
+struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
+				    struct task_struct *task,
+				    struct perf_event *group_leader,
+				    struct perf_event *parent,
+				    perf_overflow_handler_t handler,
+				    void *context);
+void perf_event_get(struct perf_event *event);
+void perf_event_put(struct perf_event *event);
+void perf_event_free(struct perf_event *event);
+bool perf_event_is_group_leader(struct perf_event *event);
+bool perf_event_attr_is_sw_only(struct perf_event *event);
+
+/* context.c */
+typedef int (*perf_ctx_fn)(struct perf_event_context *ctx, void *info);
+
+struct perf_event_context *perf_ctx_alloc(struct task_struct *task, int cpu);
+void perf_ctx_get(struct perf_event_context *ctx);
+void perf_ctx_put(struct perf_event_context *ctx);
+struct perf_event_context *perf_find_get_context(struct task_struct *task,
+						 int cpu);
+int perf_ctx_call(struct perf_event_context *ctx, perf_ctx_fn fn, void *info);
+int perf_install_event(struct perf_event_context *ctx,
+		       struct perf_event *event);
+void perf_remove_event(struct perf_event *event);
+void perf_ctx_add_event_locked(struct perf_event_context *ctx,
+			       struct perf_event *event);
+void perf_ctx_del_event_locked(struct perf_event_context *ctx,
+			       struct perf_event *event);
+
+/* sched.c: all with ctx->lock held */
+u64 perf_ctx_time_now(struct perf_event_context *ctx);
+void perf_ctx_update_time(struct perf_event_context *ctx);
+void perf_event_update_times(struct perf_event *event);
+void perf_event_set_state(struct perf_event *event,
+			  enum perf_event_state state);
+int perf_group_sched_in(struct perf_event_context *ctx,
+			struct perf_event *leader);
+void perf_group_sched_out(struct perf_event_context *ctx,
+			  struct perf_event *leader);
+void perf_event_sched_out(struct perf_event_context *ctx,
+			  struct perf_event *event);
+int perf_event_sched_in(struct perf_event_context *ctx,
+			struct perf_event *event);
+void perf_ctx_sched_in(struct perf_event_context *ctx);
+void perf_ctx_sched_out(struct perf_event_context *ctx);
+void perf_ctx_resched(struct perf_event_context *ctx);
+void perf_ctx_activate_here(struct perf_event_context *ctx);
+void perf_cpu_ctx_online(void);
+void perf_cpu_ctx_offline(void);
+void perf_cpu_contexts_init(void);
+bool perf_event_filter_match(struct perf_event *event);
+
+/* control.c: enable, disable, reset, period */
+void perf_event_enable_locked(struct perf_event_context *ctx,
+			      struct perf_event *event);
+int perf_event_ctl_enable(struct perf_event *event, bool group);
+int perf_event_ctl_disable(struct perf_event *event, bool group);
+int perf_event_ctl_reset(struct perf_event *event, bool group);
+int perf_event_ctl_period(struct perf_event *event, u64 value);
+
+/* read.c */
+void perf_event_sync(struct perf_event *event);
+u64 perf_event_total(struct perf_event *event, u64 *enabled, u64 *running);
+ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
+				size_t count);
+size_t perf_read_size(struct perf_event *event);
+
+/* task.c */
+void perf_task_ctx_sched_out(struct task_struct *task);
+
+/* syscall.c */
+extern const struct file_operations perf_fops;
+
+/* swevent.c */
+int perf_swevent_register(void);
+
+/* sysctl.c */
+int perf_max_stack(void);
+
+/* breakpoints */
+int perf_breakpoint_init(void);
+
+#endif /* _KERNEL_EVENTS_INTERNAL_H */

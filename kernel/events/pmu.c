@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The PMU registry: type numbers, finding the PMU for an attr, and the
+ * sysfs view under /sys/bus/event_source/devices/<pmu>/.
+ *
+ * The fixed ABI types (software, tracepoint, breakpoint, and the x86
+ * "cpu" PMU on PERF_TYPE_RAW) keep their numbers; every other PMU gets a
+ * dynamic type from PERF_TYPE_MAX up, published in sysfs.
+ *
+ * PMUs register early (perf_event_init() runs before the driver core);
+ * their devices are created once the bus exists.
+ */
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/device.h>
+#include <linux/slab.h>
+#include <linux/srcu.h>
+
+#include "internal.h"
+
+/* default multiplexing interval, as /sys/.../perf_event_mux_interval_ms */
+#define PERF_MUX_INTERVAL_MS	4
+
+static DEFINE_MUTEX(pmus_lock);
+static LIST_HEAD(pmus);
+static DEFINE_IDR(pmu_idr);
+DEFINE_STATIC_SRCU(pmus_srcu);
+static bool pmu_bus_running;
+
+int perf_mux_interval_ms_default(void)
+{
+	return PERF_MUX_INTERVAL_MS;
+}
+
+static ssize_t type_show(struct device *dev, struct device_attribute *attr,
+			 char *page)
+{
+	struct pmu *pmu = dev_get_drvdata(dev);
+
+	return sysfs_emit(page, "%d\n", pmu->type);
+}
+static DEVICE_ATTR_RO(type);
+
+static ssize_t perf_event_mux_interval_ms_show(struct device *dev,
+					       struct device_attribute *attr,
+					       char *page)
+{
+	struct pmu *pmu = dev_get_drvdata(dev);
+
+	return sysfs_emit(page, "%d\n", READ_ONCE(pmu->hrtimer_interval_ms));
+}
+
+static ssize_t perf_event_mux_interval_ms_store(struct device *dev,
+						struct device_attribute *attr,
+						const char *buf, size_t count)
+{
+	struct pmu *pmu = dev_get_drvdata(dev);
+	int ms, err;
+
+	err = kstrtoint(buf, 0, &ms);
+	if (err)
+		return err;
+	if (ms < 1)
+		return -EINVAL;
+	WRITE_ONCE(pmu->hrtimer_interval_ms, ms);
+	return count;
+}
+static DEVICE_ATTR_RW(perf_event_mux_interval_ms);
+
+static ssize_t nr_addr_filters_show(struct device *dev,
+				    struct device_attribute *attr, char *page)
+{
+	struct pmu *pmu = dev_get_drvdata(dev);
+
+	return sysfs_emit(page, "%u\n", pmu->nr_addr_filters);
+}
+static DEVICE_ATTR_RO(nr_addr_filters);
+
+static struct attribute *pmu_dev_attrs[] = {
+	&dev_attr_type.attr,
+	&dev_attr_perf_event_mux_interval_ms.attr,
+	&dev_attr_nr_addr_filters.attr,
+	NULL,
+};
+
+static umode_t pmu_dev_is_visible(struct kobject *kobj, struct attribute *a,
+				  int n)
+{
+	struct device *dev = kobj_to_dev(kobj);
+	struct pmu *pmu = dev_get_drvdata(dev);
+
+	if (n == 2 && !pmu->nr_addr_filters)
+		return 0;
+	return a->mode;
+}
+
+static const struct attribute_group pmu_dev_attr_group = {
+	.is_visible	= pmu_dev_is_visible,
+	.attrs		= pmu_dev_attrs,
+};
+
+static const struct attribute_group *pmu_dev_groups[] = {
+	&pmu_dev_attr_group,
+	NULL,
+};
+
+static const struct bus_type pmu_bus = {
+	.name		= "event_source",
+	.dev_groups	= pmu_dev_groups,
+};
+
+static void pmu_dev_release(struct device *dev)
+{
+	kfree(dev);
+}
+
+static int pmu_dev_alloc(struct pmu *pmu)
+{
+	int err;
+
+	pmu->dev = kzalloc(sizeof(*pmu->dev), GFP_KERNEL);
+	if (!pmu->dev)
+		return -ENOMEM;
+
+	device_initialize(pmu->dev);
+	dev_set_drvdata(pmu->dev, pmu);
+	pmu->dev->groups = pmu->attr_groups;
+	pmu->dev->bus = &pmu_bus;
+	pmu->dev->parent = pmu->parent;
+	pmu->dev->release = pmu_dev_release;
+
+	err = dev_set_name(pmu->dev, "%s", pmu->name);
+	if (err)
+		goto put;
+	err = device_add(pmu->dev);
+	if (err)
+		goto put;
+	if (pmu->attr_update) {
+		err = sysfs_update_groups(&pmu->dev->kobj, pmu->attr_update);
+		if (err)
+			goto del;
+	}
+	return 0;
+del:
+	device_del(pmu->dev);
+put:
+	put_device(pmu->dev);
+	pmu->dev = NULL;
+	return err;
+}
+
+static void pmu_nop(struct pmu *pmu)
+{
+}
+
+/**
+ * perf_pmu_register - make a PMU available to perf_event_open()
+ * @pmu: the driver's description, with event_init and the event ops
+ * @name: its sysfs name, or NULL to stay out of sysfs
+ * @type: a fixed PERF_TYPE_* below PERF_TYPE_MAX, or -1 for a new type
+ *
+ * May sleep. Returns 0 or a negative errno.
+ */
+int perf_pmu_register(struct pmu *pmu, const char *name, int type)
+{
+	int ret;
+
+	pmu->pmu_disable_count = alloc_percpu(int);
+	if (!pmu->pmu_disable_count)
+		return -ENOMEM;
+
+	mutex_lock(&pmus_lock);
+	if (type >= 0 && type < PERF_TYPE_MAX)
+		ret = idr_alloc(&pmu_idr, pmu, type, type + 1, GFP_KERNEL);
+	else
+		ret = idr_alloc(&pmu_idr, pmu, PERF_TYPE_MAX, 0, GFP_KERNEL);
+	if (ret < 0)
+		goto unlock;
+
+	pmu->type = ret;
+	pmu->name = name;
+	if (!pmu->hrtimer_interval_ms)
+		pmu->hrtimer_interval_ms = PERF_MUX_INTERVAL_MS;
+	if (!pmu->pmu_enable) {
+		pmu->pmu_enable = pmu_nop;
+		pmu->pmu_disable = pmu_nop;
+	}
+
+	if (pmu_bus_running && name) {
+		ret = pmu_dev_alloc(pmu);
+		if (ret) {
+			idr_remove(&pmu_idr, pmu->type);
+			goto unlock;
+		}
+	}
+	list_add_tail_rcu(&pmu->entry, &pmus);
+	ret = 0;
+unlock:
+	mutex_unlock(&pmus_lock);
+	if (ret)
+		free_percpu(pmu->pmu_disable_count);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(perf_pmu_register);
+
+/**
+ * perf_pmu_unregister - withdraw a PMU; no event of it may remain
+ */
+void perf_pmu_unregister(struct pmu *pmu)
+{
+	mutex_lock(&pmus_lock);
+	list_del_rcu(&pmu->entry);
+	idr_remove(&pmu_idr, pmu->type);
+	mutex_unlock(&pmus_lock);
+
+	synchronize_srcu(&pmus_srcu);
+
+	if (pmu->dev) {
+		device_del(pmu->dev);
+		put_device(pmu->dev);
+		pmu->dev = NULL;
+	}
+	free_percpu(pmu->pmu_disable_count);
+}
+EXPORT_SYMBOL_GPL(perf_pmu_unregister);
+
+/**
+ * perf_pmu_disable - stop a PMU on this CPU while several changes are made
+ *
+ * Nests; the PMU restarts at the matching perf_pmu_enable().
+ */
+void perf_pmu_disable(struct pmu *pmu)
+{
+	int *count = this_cpu_ptr(pmu->pmu_disable_count);
+
+	if (!(*count)++)
+		pmu->pmu_disable(pmu);
+}
+EXPORT_SYMBOL_GPL(perf_pmu_disable);
+
+void perf_pmu_enable(struct pmu *pmu)
+{
+	int *count = this_cpu_ptr(pmu->pmu_disable_count);
+
+	if (!--(*count))
+		pmu->pmu_enable(pmu);
+}
+EXPORT_SYMBOL_GPL(perf_pmu_enable);
+
+/* Offer the event to one PMU. -ENOENT means "not mine". */
+static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
+{
+	int err;
+
+	if (!try_module_get(pmu->module))
+		return -ENODEV;
+
+	event->pmu = pmu;
+	err = pmu->event_init(event);
+	if (!err && (pmu->capabilities & PERF_PMU_CAP_NO_EXCLUDE) &&
+	    (event->attr.exclude_user || event->attr.exclude_kernel ||
+	     event->attr.exclude_hv || event->attr.exclude_idle ||
+	     event->attr.exclude_host || event->attr.exclude_guest))
+		err = -EINVAL;
+	if (err) {
+		if (event->destroy) {
+			event->destroy(event);
+			event->destroy = NULL;
+		}
+		event->pmu = NULL;
+		module_put(pmu->module);
+	}
+	return err;
+}
+
+/**
+ * perf_pmu_find - bind an event to the PMU its attr names
+ *
+ * A type with a registered PMU goes to that PMU. The generic hardware
+ * types may name a PMU in config[63:32] (hybrid systems); otherwise they
+ * go to whichever PMU accepts them. Returns the PMU with a module
+ * reference, or ERR_PTR(-ENOENT) when none takes the event.
+ */
+struct pmu *perf_pmu_find(struct perf_event *event)
+{
+	u32 type = event->attr.type;
+	struct pmu *pmu;
+	int idx, err = -ENOENT;
+	bool generic_hw = type == PERF_TYPE_HARDWARE ||
+			  type == PERF_TYPE_HW_CACHE;
+
+	idx = srcu_read_lock(&pmus_srcu);
+
+	if (generic_hw && (event->attr.config >> 32)) {
+		pmu = idr_find(&pmu_idr, event->attr.config >> 32);
+		if (pmu && (pmu->capabilities & PERF_PMU_CAP_EXTENDED_HW_TYPE)) {
+			err = perf_pmu_try(pmu, event);
+			goto out;
+		}
+	}
+
+	pmu = idr_find(&pmu_idr, type);
+	if (pmu) {
+		err = perf_pmu_try(pmu, event);
+		goto out;
+	}
+
+	if (!generic_hw)
+		goto out;
+
+	list_for_each_entry_rcu(pmu, &pmus, entry,
+				srcu_read_lock_held(&pmus_srcu)) {
+		err = perf_pmu_try(pmu, event);
+		if (err != -ENOENT)
+			goto out;
+	}
+	err = -ENOENT;
+out:
+	srcu_read_unlock(&pmus_srcu, idx);
+	if (err)
+		return ERR_PTR(err);
+	return event->pmu;
+}
+
+/* The driver core is up: create the bus and the PMUs' devices. */
+static int __init perf_pmu_bus_init(void)
+{
+	struct pmu *pmu;
+	int err;
+
+	mutex_lock(&pmus_lock);
+	err = bus_register(&pmu_bus);
+	if (err)
+		goto unlock;
+
+	list_for_each_entry(pmu, &pmus, entry) {
+		if (!pmu->name || pmu->type < 0)
+			continue;
+		err = pmu_dev_alloc(pmu);
+		if (err)
+			pr_warn("perf: sysfs for PMU %s: %d\n", pmu->name, err);
+	}
+	pmu_bus_running = true;
+	err = 0;
+unlock:
+	mutex_unlock(&pmus_lock);
+	return err;
+}
+device_initcall(perf_pmu_bus_init);

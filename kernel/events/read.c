@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading counts: bringing an event's count and times up to date on the
+ * CPU where it runs, adding in inherited children, and laying the result
+ * out in the read_format the user asked for.
+ *
+ * The layouts (read_format):
+ *   single:  value, [time_enabled], [time_running], [id], [lost]
+ *   GROUP:   nr, [time_enabled], [time_running],
+ *            then per member: value, [id], [lost]
+ */
+#include <linux/uaccess.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+static void perf_event_sync_one(struct perf_event *event)
+{
+	if (event->state == PERF_EVENT_STATE_ACTIVE)
+		event->pmu->read(event);
+	perf_event_update_times(event);
+}
+
+static int __perf_event_sync(struct perf_event_context *ctx, void *info)
+{
+	struct perf_event *event = info;
+	struct perf_event *leader = event->group_leader;
+	struct perf_event *sibling;
+
+	perf_ctx_update_time(ctx);
+	if (!(event->attr.read_format & PERF_FORMAT_GROUP)) {
+		perf_event_sync_one(event);
+		return 0;
+	}
+	perf_event_sync_one(leader);
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
+		perf_event_sync_one(sibling);
+	return 0;
+}
+
+/**
+ * perf_event_sync - bring @event (or its group, for a GROUP read) up to date
+ *
+ * Reads an active counter on the CPU where it counts.
+ */
+void perf_event_sync(struct perf_event *event)
+{
+	struct perf_event_context *ctx = event->ctx;
+
+	if (!ctx)
+		return;
+	perf_ctx_call(ctx, __perf_event_sync, event);
+}
+
+static u64 perf_event_own_count(struct perf_event *event)
+{
+	return local64_read(&event->count) + atomic64_read(&event->child_count);
+}
+
+/**
+ * perf_event_total - the count of @event and all its inherited children
+ * @enabled: if not NULL, the summed time enabled
+ * @running: if not NULL, the summed time running
+ *
+ * Children that exited have been folded into child_count and the child
+ * time totals; live children are read here. Caller syncs @event itself.
+ */
+u64 perf_event_total(struct perf_event *event, u64 *enabled, u64 *running)
+{
+	struct perf_event *child;
+	u64 total, ena, run;
+
+	total = perf_event_own_count(event);
+	ena = event->total_time_enabled +
+	      atomic64_read(&event->child_total_time_enabled);
+	run = event->total_time_running +
+	      atomic64_read(&event->child_total_time_running);
+
+	mutex_lock(&event->child_mutex);
+	list_for_each_entry(child, &event->child_list, child_entry) {
+		perf_event_sync(child);
+		total += perf_event_own_count(child);
+		ena += child->total_time_enabled;
+		run += child->total_time_running;
+	}
+	mutex_unlock(&event->child_mutex);
+
+	if (enabled)
+		*enabled = ena;
+	if (running)
+		*running = run;
+	return total;
+}
+
+/**
+ * perf_read_size - bytes a read() of @event returns
+ */
+size_t perf_read_size(struct perf_event *event)
+{
+	u64 format = event->attr.read_format;
+	size_t entry = sizeof(u64);
+	size_t size = 0;
+	int nr = 1;
+
+	if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		size += sizeof(u64);
+	if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		size += sizeof(u64);
+	if (format & PERF_FORMAT_ID)
+		entry += sizeof(u64);
+	if (format & PERF_FORMAT_LOST)
+		entry += sizeof(u64);
+	if (format & PERF_FORMAT_GROUP) {
+		nr += event->group_leader->nr_siblings;
+		size += sizeof(u64);
+	}
+	return size + nr * entry;
+}
+
+/* Append one member's value, id and lost count. */
+static int perf_read_put_entry(u64 *values, int n, struct perf_event *event,
+			       u64 value)
+{
+	u64 format = event->attr.read_format;
+
+	values[n++] = value;
+	if (format & PERF_FORMAT_ID)
+		values[n++] = event->id;
+	if (format & PERF_FORMAT_LOST)
+		values[n++] = READ_ONCE(event->lost_samples);
+	return n;
+}
+
+static int perf_read_fill(struct perf_event *event, u64 *values)
+{
+	u64 format = event->attr.read_format;
+	struct perf_event *leader = event->group_leader;
+	struct perf_event *sibling;
+	u64 enabled, running, value;
+	int n = 0;
+
+	if (!(format & PERF_FORMAT_GROUP)) {
+		value = perf_event_total(event, &enabled, &running);
+		values[n++] = value;
+		if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			values[n++] = enabled;
+		if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			values[n++] = running;
+		if (format & PERF_FORMAT_ID)
+			values[n++] = event->id;
+		if (format & PERF_FORMAT_LOST)
+			values[n++] = READ_ONCE(event->lost_samples);
+		return n;
+	}
+
+	value = perf_event_total(leader, &enabled, &running);
+	values[n++] = 1 + leader->nr_siblings;
+	if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		values[n++] = enabled;
+	if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		values[n++] = running;
+	n = perf_read_put_entry(values, n, leader, value);
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
+		value = perf_event_total(sibling, NULL, NULL);
+		n = perf_read_put_entry(values, n, sibling, value);
+	}
+	return n;
+}
+
+/**
+ * perf_event_read_to_user - read() of a perf fd
+ *
+ * A pinned event that could not be scheduled is in the error state and
+ * reads as end-of-file, which tells user space its count is meaningless.
+ */
+ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
+				size_t count)
+{
+	struct perf_event_context *ctx = event->ctx;
+	size_t size;
+	u64 *values;
+	ssize_t ret;
+
+	if (event->state == PERF_EVENT_STATE_ERROR)
+		return 0;
+
+	mutex_lock(&ctx->mutex);
+	size = perf_read_size(event);
+	if (count < size) {
+		ret = -ENOSPC;
+		goto unlock;
+	}
+	values = kmalloc(size, GFP_KERNEL);
+	if (!values) {
+		ret = -ENOMEM;
+		goto unlock;
+	}
+
+	perf_event_sync(event);
+	perf_read_fill(event, values);
+	ret = size;
+	if (copy_to_user(buf, values, size))
+		ret = -EFAULT;
+	kfree(values);
+unlock:
+	mutex_unlock(&ctx->mutex);
+	return ret;
+}

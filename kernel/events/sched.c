@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scheduling events onto PMUs: groups as a unit, pinned before flexible,
+ * the error state of a pinned group that does not fit, rotation of
+ * flexible groups for multiplexing, and the time_enabled/time_running
+ * bookkeeping that makes multiplexed counts scalable.
+ *
+ * Everything here runs with ctx->lock held and IRQs off, on the CPU where
+ * the context is (or is becoming) active.
+ *
+ * Times: a context keeps its own clock, ctx->time, which advances only
+ * while the context is active. An event remembers the context time of its
+ * last update (tstamp) and adds the elapsed context time to its enabled
+ * total while enabled and to its running total while on the PMU. So a
+ * per-task event's times count the task's own run time, as the ABI wants.
+ */
+#include <linux/smp.h>
+#include <linux/sched.h>
+
+#include "internal.h"
+
+u64 perf_ctx_time_now(struct perf_event_context *ctx)
+{
+	if (!ctx->is_active)
+		return ctx->time;
+	return ctx->time + (perf_clock() - ctx->timestamp);
+}
+
+void perf_ctx_update_time(struct perf_event_context *ctx)
+{
+	u64 now;
+
+	if (!ctx->is_active)
+		return;
+	now = perf_clock();
+	ctx->time += now - ctx->timestamp;
+	ctx->timestamp = now;
+}
+
+void perf_event_update_times(struct perf_event *event)
+{
+	u64 now, delta;
+
+	if (!event->ctx)
+		return;
+	now = perf_ctx_time_now(event->ctx);
+	delta = now - event->tstamp;
+	event->tstamp = now;
+	if (event->state >= PERF_EVENT_STATE_INACTIVE)
+		event->total_time_enabled += delta;
+	if (event->state == PERF_EVENT_STATE_ACTIVE)
+		event->total_time_running += delta;
+}
+
+void perf_event_set_state(struct perf_event *event,
+			  enum perf_event_state state)
+{
+	perf_event_update_times(event);
+	event->state = state;
+}
+
+/* May the event count on this CPU at all? */
+bool perf_event_filter_match(struct perf_event *event)
+{
+	struct pmu *pmu = event->pmu;
+	int cpu = smp_processor_id();
+
+	if (event->cpu != -1 && event->cpu != cpu)
+		return false;
+	if (pmu->supported_cpus && !cpumask_test_cpu(cpu, pmu->supported_cpus))
+		return false;
+	if (pmu->filter && pmu->filter(pmu, cpu))
+		return false;
+	return true;
+}
+
+/**
+ * perf_event_sched_in - put one event on its PMU
+ *
+ * Returns 0 when the event is now counting or has no reason to (not
+ * enabled, wrong CPU), or the PMU's error when it did not fit.
+ */
+int perf_event_sched_in(struct perf_event_context *ctx,
+			struct perf_event *event)
+{
+	int err;
+
+	if (event->state != PERF_EVENT_STATE_INACTIVE)
+		return 0;
+	if (!perf_event_filter_match(event))
+		return 0;
+
+	perf_event_set_state(event, PERF_EVENT_STATE_ACTIVE);
+	event->oncpu = smp_processor_id();
+	err = event->pmu->add(event, PERF_EF_START);
+	if (err) {
+		/* never ran: no running time to account */
+		event->state = PERF_EVENT_STATE_INACTIVE;
+		event->oncpu = -1;
+		return err;
+	}
+	ctx->nr_active++;
+	return 0;
+}
+
+void perf_event_sched_out(struct perf_event_context *ctx,
+			  struct perf_event *event)
+{
+	if (event->state != PERF_EVENT_STATE_ACTIVE)
+		return;
+
+	event->pmu->del(event, 0);
+	perf_event_set_state(event, PERF_EVENT_STATE_INACTIVE);
+	event->oncpu = -1;
+	ctx->nr_active--;
+}
+
+/**
+ * perf_group_sched_in - put a group on the PMU, all or nothing
+ *
+ * A PMU that offers transactions checks the whole group at commit; for
+ * the others each add() is checked as it comes. On failure every member
+ * is taken off again; a pinned group then goes to the error state, where
+ * it stays until enabled again, and a flexible one waits for rotation.
+ */
+int perf_group_sched_in(struct perf_event_context *ctx,
+			struct perf_event *leader)
+{
+	struct pmu *pmu = leader->pmu;
+	struct perf_event *sibling, *failed = NULL;
+	int err;
+
+	if (leader->state != PERF_EVENT_STATE_INACTIVE)
+		return 0;
+	if (!perf_event_filter_match(leader))
+		return 0;
+
+	if (pmu->start_txn)
+		pmu->start_txn(pmu, PERF_PMU_TXN_ADD);
+
+	err = perf_event_sched_in(ctx, leader);
+	if (err)
+		goto fail_leader;
+
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
+		err = perf_event_sched_in(ctx, sibling);
+		if (err) {
+			failed = sibling;
+			goto fail_siblings;
+		}
+	}
+
+	if (pmu->commit_txn) {
+		err = pmu->commit_txn(pmu);
+		if (err)
+			goto fail_siblings;
+	}
+	return 0;
+
+fail_siblings:
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
+		if (sibling == failed)
+			break;
+		perf_event_sched_out(ctx, sibling);
+	}
+	perf_event_sched_out(ctx, leader);
+fail_leader:
+	if (pmu->cancel_txn)
+		pmu->cancel_txn(pmu);
+	if (leader->attr.pinned)
+		perf_event_set_state(leader, PERF_EVENT_STATE_ERROR);
+	else
+		ctx->rotate_necessary = true;
+	return err;
+}
+
+void perf_group_sched_out(struct perf_event_context *ctx,
+			  struct perf_event *leader)
+{
+	struct perf_event *sibling;
+
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
+		perf_event_sched_out(ctx, sibling);
+	perf_event_sched_out(ctx, leader);
+}
+
+/*
+ * Schedule in every group that is enabled but not on the PMU: pinned
+ * groups first, because they must always count, then flexible ones in
+ * list order (rotation changes the order).
+ */
+void perf_ctx_sched_in(struct perf_event_context *ctx)
+{
+	struct perf_event *leader;
+
+	list_for_each_entry(leader, &ctx->pinned_groups, group_entry)
+		perf_group_sched_in(ctx, leader);
+	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
+		perf_group_sched_in(ctx, leader);
+}
+
+/* Make @ctx active on this CPU and schedule its events in. */
+static void perf_ctx_activate(struct perf_event_context *ctx)
+{
+	if (ctx->task)
+		this_cpu_write(perf_cpu_context.task_ctx, ctx);
+	ctx->is_active = true;
+	ctx->active_cpu = smp_processor_id();
+	ctx->timestamp = perf_clock();
+	perf_ctx_sched_in(ctx);
+}
+
+/* Take every group of @ctx off the PMUs and stop its clock. */
+void perf_ctx_sched_out(struct perf_event_context *ctx)
+{
+	struct perf_event *leader;
+
+	if (!ctx->is_active)
+		return;
+	perf_ctx_update_time(ctx);
+	list_for_each_entry(leader, &ctx->pinned_groups, group_entry)
+		perf_group_sched_out(ctx, leader);
+	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
+		perf_group_sched_out(ctx, leader);
+	ctx->is_active = false;
+	ctx->active_cpu = -1;
+	if (this_cpu_read(perf_cpu_context.task_ctx) == ctx)
+		this_cpu_write(perf_cpu_context.task_ctx, NULL);
+}
+
+/* Activate a context on this CPU; used by the IPI path for a running task. */
+void perf_ctx_activate_here(struct perf_event_context *ctx)
+{
+	if (!ctx->is_active)
+		perf_ctx_activate(ctx);
+}
+
+/*
+ * Re-pack the PMUs after a change that may free or need a counter: take
+ * the flexible groups off and put everything back in priority order.
+ */
+void perf_ctx_resched(struct perf_event_context *ctx)
+{
+	struct perf_event *leader;
+
+	if (!ctx->is_active)
+		return;
+	perf_ctx_update_time(ctx);
+	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
+		perf_group_sched_out(ctx, leader);
+	ctx->rotate_necessary = false;
+	perf_ctx_sched_in(ctx);
+}
+
+/*
+ * Multiplexing: move the first flexible group to the end, so each group
+ * gets its turn on a PMU that cannot hold them all.
+ */
+static void perf_ctx_rotate(struct perf_event_context *ctx)
+{
+	if (!ctx->rotate_necessary || list_empty(&ctx->flexible_groups))
+		return;
+	perf_ctx_update_time(ctx);
+	list_rotate_left(&ctx->flexible_groups);
+	perf_ctx_resched(ctx);
+}
+
+/**
+ * __perf_event_task_sched_out - the scheduler switches @prev out
+ *
+ * Called with the runqueue lock held and IRQs off.
+ */
+void __perf_event_task_sched_out(struct task_struct *prev,
+				 struct task_struct *next)
+{
+	struct perf_event_context *ctx = rcu_dereference_raw(prev->perf_event_ctxp);
+
+	if (!ctx || !ctx->is_active)
+		return;
+
+	raw_spin_lock(&ctx->lock);
+	perf_ctx_sched_out(ctx);
+	raw_spin_unlock(&ctx->lock);
+}
+
+/**
+ * __perf_event_task_sched_in - the scheduler has switched @task in
+ *
+ * Called with the runqueue lock held and IRQs off. A context with no
+ * events is left inactive; installing an event activates it through an
+ * IPI to the task's CPU.
+ */
+void __perf_event_task_sched_in(struct task_struct *prev,
+				struct task_struct *task)
+{
+	struct perf_event_context *ctx = rcu_dereference_raw(task->perf_event_ctxp);
+
+	if (!ctx || !ctx->nr_events)
+		return;
+
+	raw_spin_lock(&ctx->lock);
+	if (!ctx->dead)
+		perf_ctx_activate(ctx);
+	raw_spin_unlock(&ctx->lock);
+}
+
+/**
+ * perf_event_task_tick - the scheduler tick, with IRQs off
+ *
+ * Rotates flexible groups that did not all fit, once per multiplexing
+ * interval.
+ */
+void perf_event_task_tick(void)
+{
+	struct perf_cpu_context *cpuctx = this_cpu_ptr(&perf_cpu_context);
+	struct perf_event_context *ctx;
+	unsigned long interval;
+
+	lockdep_assert_irqs_disabled();
+
+	interval = msecs_to_jiffies(perf_mux_interval_ms_default());
+	if (time_before(jiffies, cpuctx->last_rotation + interval))
+		return;
+	cpuctx->last_rotation = jiffies;
+
+	if (cpuctx->ctx.rotate_necessary) {
+		raw_spin_lock(&cpuctx->ctx.lock);
+		perf_ctx_rotate(&cpuctx->ctx);
+		raw_spin_unlock(&cpuctx->ctx.lock);
+	}
+
+	ctx = cpuctx->task_ctx;
+	if (ctx && ctx->rotate_necessary) {
+		raw_spin_lock(&ctx->lock);
+		if (ctx->is_active && ctx->active_cpu == smp_processor_id())
+			perf_ctx_rotate(ctx);
+		raw_spin_unlock(&ctx->lock);
+	}
+}
+
+/**
+ * perf_cpu_ctx_online - start the CPU context of this CPU
+ *
+ * Runs on the CPU coming up (or at boot), with IRQs enabled.
+ */
+void perf_cpu_ctx_online(void)
+{
+	struct perf_cpu_context *cpuctx;
+	unsigned long flags;
+
+	/* early boot calls this with IRQs still off: keep them as they are */
+	local_irq_save(flags);
+	cpuctx = this_cpu_ptr(&perf_cpu_context);
+	raw_spin_lock(&cpuctx->ctx.lock);
+	if (!cpuctx->online) {
+		cpuctx->online = true;
+		perf_ctx_activate(&cpuctx->ctx);
+	}
+	raw_spin_unlock(&cpuctx->ctx.lock);
+	local_irq_restore(flags);
+}
+
+/* The CPU goes down: stop its events, which keep their counts. */
+void perf_cpu_ctx_offline(void)
+{
+	struct perf_cpu_context *cpuctx;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	cpuctx = this_cpu_ptr(&perf_cpu_context);
+	raw_spin_lock(&cpuctx->ctx.lock);
+	perf_ctx_sched_out(&cpuctx->ctx);
+	cpuctx->online = false;
+	raw_spin_unlock(&cpuctx->ctx.lock);
+	local_irq_restore(flags);
+}

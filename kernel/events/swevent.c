@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The software PMU: events the kernel counts itself.
+ *
+ * Two kinds, one row each in perf_sw_kinds[]:
+ *  - clocks (cpu-clock, task-clock) count nanoseconds while on the PMU;
+ *  - hooked events (faults, switches, migrations) are counted where they
+ *    happen, by perf_sw_event() in mm, the fault handlers and the
+ *    scheduler.
+ *
+ * A hooked event on the PMU sits on a per-CPU list for its kind; the hook
+ * walks that list under RCU with no lock, from any context including the
+ * scheduler with the runqueue lock held, and adds to event->count with
+ * local64 operations (the list only holds events of this CPU).
+ */
+#include <linux/percpu.h>
+#include <linux/rculist.h>
+#include <linux/sched/clock.h>
+
+#include "internal.h"
+
+struct static_key perf_swevent_enabled[PERF_COUNT_SW_MAX];
+EXPORT_SYMBOL_GPL(perf_swevent_enabled);
+
+DEFINE_PER_CPU(struct pt_regs, __perf_regs[4]);
+
+static DEFINE_PER_CPU(struct hlist_head, perf_swevent_lists[PERF_COUNT_SW_MAX]);
+
+enum perf_sw_kind {
+	PERF_SW_NONE,		/* unknown config: -ENOENT */
+	PERF_SW_CLOCK,		/* counts time on the PMU */
+	PERF_SW_HOOKED,		/* counted by perf_sw_event() */
+	PERF_SW_SILENT,		/* accepted, nothing counts it here */
+};
+
+static const enum perf_sw_kind perf_sw_kinds[PERF_COUNT_SW_MAX] = {
+	[PERF_COUNT_SW_CPU_CLOCK]		= PERF_SW_CLOCK,
+	[PERF_COUNT_SW_TASK_CLOCK]		= PERF_SW_CLOCK,
+	[PERF_COUNT_SW_PAGE_FAULTS]		= PERF_SW_HOOKED,
+	[PERF_COUNT_SW_CONTEXT_SWITCHES]	= PERF_SW_HOOKED,
+	[PERF_COUNT_SW_CPU_MIGRATIONS]		= PERF_SW_HOOKED,
+	[PERF_COUNT_SW_PAGE_FAULTS_MIN]		= PERF_SW_HOOKED,
+	[PERF_COUNT_SW_PAGE_FAULTS_MAJ]		= PERF_SW_HOOKED,
+	[PERF_COUNT_SW_ALIGNMENT_FAULTS]	= PERF_SW_HOOKED,
+	[PERF_COUNT_SW_EMULATION_FAULTS]	= PERF_SW_HOOKED,
+	[PERF_COUNT_SW_DUMMY]			= PERF_SW_SILENT,
+	[PERF_COUNT_SW_BPF_OUTPUT]		= PERF_SW_SILENT,
+	[PERF_COUNT_SW_CGROUP_SWITCHES]		= PERF_SW_HOOKED,
+};
+
+static enum perf_sw_kind perf_sw_kind(struct perf_event *event)
+{
+	return perf_sw_kinds[event->attr.config];
+}
+
+/* Is this occurrence outside what the event asked to count? */
+static bool perf_swevent_excluded(struct perf_event *event,
+				  struct pt_regs *regs)
+{
+	if (event->hw.state & PERF_HES_STOPPED)
+		return true;
+	if (regs) {
+		if (event->attr.exclude_user && user_mode(regs))
+			return true;
+		if (event->attr.exclude_kernel && !user_mode(regs))
+			return true;
+	}
+	if (event->attr.exclude_idle && is_idle_task(current))
+		return true;
+	return false;
+}
+
+/**
+ * ___perf_sw_event - count a software event; preemption must be off
+ */
+void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr)
+{
+	struct hlist_head *head = this_cpu_ptr(&perf_swevent_lists[event_id]);
+	struct perf_event *event;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(event, head, hlist_entry) {
+		if (!perf_swevent_excluded(event, regs))
+			local64_add(nr, &event->count);
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * __perf_sw_event - count a software event from any context
+ */
+void __perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr)
+{
+	preempt_disable_notrace();
+	___perf_sw_event(event_id, nr, regs, addr);
+	preempt_enable_notrace();
+}
+EXPORT_SYMBOL_GPL(__perf_sw_event);
+
+static void perf_swevent_destroy(struct perf_event *event)
+{
+	static_key_slow_dec(&perf_swevent_enabled[event->attr.config]);
+}
+
+static int perf_swevent_event_init(struct perf_event *event)
+{
+	if (event->attr.type != PERF_TYPE_SOFTWARE)
+		return -ENOENT;
+	if (event->attr.config >= PERF_COUNT_SW_MAX ||
+	    perf_sw_kind(event) == PERF_SW_NONE)
+		return -ENOENT;
+
+	event->event_caps |= PERF_EV_CAP_SOFTWARE;
+	if (perf_sw_kind(event) == PERF_SW_HOOKED) {
+		static_key_slow_inc(&perf_swevent_enabled[event->attr.config]);
+		event->destroy = perf_swevent_destroy;
+	}
+	return 0;
+}
+
+/* the clocks: time on the PMU, read from the local clock */
+static void perf_swclock_update(struct perf_event *event)
+{
+	u64 now = local_clock();
+	u64 prev = local64_xchg(&event->hw.prev_count, now);
+
+	local64_add(now - prev, &event->count);
+}
+
+static void perf_swevent_start(struct perf_event *event, int flags)
+{
+	if (perf_sw_kind(event) == PERF_SW_CLOCK)
+		local64_set(&event->hw.prev_count, local_clock());
+	event->hw.state = 0;
+}
+
+static void perf_swevent_stop(struct perf_event *event, int flags)
+{
+	if (!(event->hw.state & PERF_HES_STOPPED) &&
+	    perf_sw_kind(event) == PERF_SW_CLOCK)
+		perf_swclock_update(event);
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+}
+
+static int perf_swevent_add(struct perf_event *event, int flags)
+{
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if (perf_sw_kind(event) == PERF_SW_HOOKED) {
+		struct hlist_head *head;
+
+		head = this_cpu_ptr(&perf_swevent_lists[event->attr.config]);
+		hlist_add_head_rcu(&event->hlist_entry, head);
+	}
+	if (flags & PERF_EF_START)
+		perf_swevent_start(event, flags);
+	return 0;
+}
+
+static void perf_swevent_del(struct perf_event *event, int flags)
+{
+	perf_swevent_stop(event, flags);
+	if (perf_sw_kind(event) == PERF_SW_HOOKED)
+		hlist_del_rcu(&event->hlist_entry);
+}
+
+static void perf_swevent_read(struct perf_event *event)
+{
+	if (!(event->hw.state & PERF_HES_STOPPED) &&
+	    perf_sw_kind(event) == PERF_SW_CLOCK)
+		perf_swclock_update(event);
+}
+
+static struct pmu perf_swevent_pmu = {
+	.capabilities	= PERF_PMU_CAP_NO_NMI,
+	.task_ctx_nr	= perf_sw_context,
+	.event_init	= perf_swevent_event_init,
+	.add		= perf_swevent_add,
+	.del		= perf_swevent_del,
+	.start		= perf_swevent_start,
+	.stop		= perf_swevent_stop,
+	.read		= perf_swevent_read,
+};
+
+int __init perf_swevent_register(void)
+{
+	return perf_pmu_register(&perf_swevent_pmu, "software",
+				 PERF_TYPE_SOFTWARE);
+}

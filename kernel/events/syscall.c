@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf_event_open(2): copying in and checking the attr, the access rules,
+ * and putting a new event into its context behind a file descriptor.
+ *
+ * Everything here runs in process context and may sleep.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/capability.h>
+#include <linux/file.h>
+#include <linux/ptrace.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/syscalls.h>
+#include <linux/uaccess.h>
+
+#include "internal.h"
+
+#define PERF_FLAG_ALL	(PERF_FLAG_FD_NO_GROUP | PERF_FLAG_FD_OUTPUT | \
+			 PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC)
+
+/* the bits of aux_action this kernel knows */
+#define PERF_AUX_ACTION_KNOWN	0x7
+
+static int perf_check_branch_sample_type(struct perf_event_attr *attr)
+{
+	u64 mask = attr->branch_sample_type;
+
+	if (mask & ~(PERF_SAMPLE_BRANCH_MAX - 1))
+		return -EINVAL;
+	/* at least one branch type besides the privilege levels */
+	if (!(mask & ~PERF_SAMPLE_BRANCH_PLM_ALL))
+		return -EINVAL;
+
+	/* no privilege level given: follow the event's own exclusions */
+	if (!(mask & PERF_SAMPLE_BRANCH_PLM_ALL)) {
+		if (!attr->exclude_kernel)
+			mask |= PERF_SAMPLE_BRANCH_KERNEL;
+		if (!attr->exclude_user)
+			mask |= PERF_SAMPLE_BRANCH_USER;
+		if (!attr->exclude_hv)
+			mask |= PERF_SAMPLE_BRANCH_HV;
+		attr->branch_sample_type = mask;
+	}
+	if (mask & (PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV))
+		return perf_allow_kernel();
+	return 0;
+}
+
+static int perf_check_attr(struct perf_event_attr *attr)
+{
+	int err;
+
+	if (attr->__reserved_1 || attr->__reserved_2)
+		return -EINVAL;
+	if (attr->aux_action & ~PERF_AUX_ACTION_KNOWN)
+		return -EINVAL;
+	if (attr->sample_type & ~(PERF_SAMPLE_MAX - 1))
+		return -EINVAL;
+	if (attr->read_format & ~(PERF_FORMAT_MAX - 1))
+		return -EINVAL;
+
+	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK) {
+		err = perf_check_branch_sample_type(attr);
+		if (err)
+			return err;
+	}
+	if (attr->sample_type & PERF_SAMPLE_REGS_USER) {
+		err = perf_reg_validate(attr->sample_regs_user);
+		if (err)
+			return err;
+	}
+	if (attr->sample_type & PERF_SAMPLE_STACK_USER) {
+		/* the dump size must fit a u16 record field and be aligned */
+		if (attr->sample_stack_user >= USHRT_MAX ||
+		    !IS_ALIGNED(attr->sample_stack_user, sizeof(u64)))
+			return -EINVAL;
+	}
+	if (attr->sample_type & PERF_SAMPLE_REGS_INTR) {
+		err = perf_reg_validate(attr->sample_regs_intr);
+		if (err)
+			return err;
+	}
+	if (!attr->sample_max_stack)
+		attr->sample_max_stack = sysctl_perf_event_max_stack;
+	else if (attr->sample_max_stack > sysctl_perf_event_max_stack)
+		return -EINVAL;
+#ifndef CONFIG_CGROUP_PERF
+	if (attr->sample_type & PERF_SAMPLE_CGROUP)
+		return -EINVAL;
+#endif
+	if ((attr->sample_type & PERF_SAMPLE_WEIGHT) &&
+	    (attr->sample_type & PERF_SAMPLE_WEIGHT_STRUCT))
+		return -EINVAL;
+
+	if (attr->inherit_thread && !attr->inherit)
+		return -EINVAL;
+	if (attr->remove_on_exec && attr->enable_on_exec)
+		return -EINVAL;
+	/* a signal to whoever inherited it after exec would be a surprise */
+	if (attr->sigtrap && !attr->remove_on_exec)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Copy in an attr of any published (or future) size: the kernel reads
+ * what it knows, a larger struct must have a zero tail, and a size it
+ * cannot accept is answered with E2BIG and its own size written back.
+ */
+static int perf_copy_attr(struct perf_event_attr __user *uattr,
+			  struct perf_event_attr *attr)
+{
+	u32 size;
+	int err;
+
+	memset(attr, 0, sizeof(*attr));
+	if (get_user(size, &uattr->size))
+		return -EFAULT;
+	if (!size)
+		size = PERF_ATTR_SIZE_VER0;
+	if (size < PERF_ATTR_SIZE_VER0 || size > PAGE_SIZE)
+		goto err_size;
+
+	err = copy_struct_from_user(attr, sizeof(*attr), uattr, size);
+	if (err == -E2BIG)
+		goto err_size;
+	if (err)
+		return err;
+	attr->size = size;
+	return perf_check_attr(attr);
+
+err_size:
+	put_user(sizeof(*attr), &uattr->size);
+	return -E2BIG;
+}
+
+static struct task_struct *perf_find_task(pid_t vpid)
+{
+	struct task_struct *task;
+
+	rcu_read_lock();
+	task = vpid ? find_task_by_vpid(vpid) : current;
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	return task ? task : ERR_PTR(-ESRCH);
+}
+
+/* The access rules of the attr itself, before any task or CPU is known. */
+static int perf_check_access(struct perf_event_attr *attr)
+{
+	int err;
+
+	/* Debian's level 3: nothing at all for the unprivileged */
+	if (perf_paranoid_any() && !capable(CAP_SYS_ADMIN))
+		return -EACCES;
+
+	if (!attr->exclude_kernel) {
+		err = perf_allow_kernel();
+		if (err)
+			return err;
+	}
+	if (attr->sample_type & PERF_SAMPLE_REGS_INTR) {
+		err = perf_allow_kernel();
+		if (err)
+			return err;
+	}
+	if ((attr->namespaces || attr->cgroup) && !perfmon_capable())
+		return -EACCES;
+
+	if (attr->freq) {
+		if (attr->sample_freq > sysctl_perf_event_sample_rate)
+			return -EINVAL;
+	} else if (attr->sample_period & (1ULL << 63)) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * May @event join @leader's group? Members share a context and a CPU, a
+ * pinned or exclusive event must lead, and apart from software events a
+ * group lives on one PMU.
+ */
+static int perf_check_group(struct perf_event *event,
+			    struct perf_event *leader,
+			    struct perf_event_context *ctx)
+{
+	struct perf_event *sibling;
+
+	if (leader->group_leader != leader)
+		return -EINVAL;
+	if (leader->ctx != ctx || leader->cpu != event->cpu)
+		return -EINVAL;
+	if (event->attr.pinned || event->attr.exclusive)
+		return -EINVAL;
+	if (leader->attr.inherit != event->attr.inherit)
+		return -EINVAL;
+	if (is_software_event(event))
+		return 0;
+	if (!is_software_event(leader) && leader->pmu != event->pmu)
+		return -EINVAL;
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
+		if (!is_software_event(sibling) && sibling->pmu != event->pmu)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static void perf_event_set_owner(struct perf_event *event)
+{
+	event->owner = get_task_struct(current);
+	mutex_lock(&current->perf_event_mutex);
+	list_add_tail(&event->owner_entry, &current->perf_event_list);
+	mutex_unlock(&current->perf_event_mutex);
+}
+
+static void perf_event_clear_owner(struct perf_event *event)
+{
+	struct task_struct *owner = event->owner;
+
+	if (!owner)
+		return;
+	mutex_lock(&owner->perf_event_mutex);
+	list_del_init(&event->owner_entry);
+	mutex_unlock(&owner->perf_event_mutex);
+	event->owner = NULL;
+	put_task_struct(owner);
+}
+
+/*
+ * Remove the children an event passed on by inheritance from the contexts
+ * of the tasks that still run them. Lock order: the child's ctx->mutex,
+ * then the parent's child_mutex, as at exit.
+ */
+static void perf_event_remove_children(struct perf_event *event)
+{
+	struct perf_event_context *cctx;
+	struct perf_event *child;
+
+	mutex_lock(&event->child_mutex);
+	while (!list_empty(&event->child_list)) {
+		child = list_first_entry(&event->child_list, struct perf_event,
+					 child_entry);
+		cctx = child->ctx;
+		perf_ctx_get(cctx);
+		perf_event_get(child);
+		mutex_unlock(&event->child_mutex);
+
+		mutex_lock(&cctx->mutex);
+		mutex_lock(&event->child_mutex);
+		if (!list_empty(&child->child_entry)) {
+			list_del_init(&child->child_entry);
+			mutex_unlock(&event->child_mutex);
+			perf_remove_event(child);
+			perf_ctx_put(cctx);	/* the child's own */
+			perf_event_put(child);	/* the context's */
+		} else {
+			/* its task exited and folded it meanwhile */
+			mutex_unlock(&event->child_mutex);
+		}
+		mutex_unlock(&cctx->mutex);
+		perf_event_put(child);
+		perf_ctx_put(cctx);
+		mutex_lock(&event->child_mutex);
+	}
+	mutex_unlock(&event->child_mutex);
+}
+
+/**
+ * perf_event_release_kernel - tear down an event and drop its fd's reference
+ *
+ * For in-kernel users, and the fd's release. May sleep.
+ */
+int perf_event_release_kernel(struct perf_event *event)
+{
+	struct perf_event_context *ctx = event->ctx;
+
+	perf_event_clear_owner(event);
+	if (ctx) {
+		mutex_lock(&ctx->mutex);
+		perf_remove_event(event);
+		mutex_unlock(&ctx->mutex);
+	}
+	perf_event_remove_children(event);
+	if (ctx)
+		perf_ctx_put(ctx);
+	perf_event_put(event);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(perf_event_release_kernel);
+
+/* Put a new event into its context. ctx's reference passes to the event. */
+static int perf_event_attach(struct perf_event *event,
+			     struct perf_event *leader,
+			     struct perf_event_context *ctx)
+{
+	int err = 0;
+
+	mutex_lock(&ctx->mutex);
+	if (leader)
+		err = perf_check_group(event, leader, ctx);
+	if (!err)
+		err = perf_install_event(ctx, event);
+	mutex_unlock(&ctx->mutex);
+	return err;
+}
+
+SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
+		pid_t, pid, int, cpu, int, group_fd, unsigned long, flags)
+{
+	struct perf_event *event, *group_leader = NULL;
+	struct task_struct *task = NULL;
+	struct perf_event_context *ctx;
+	struct perf_event_attr attr;
+	struct file *event_file = NULL;
+	struct fd group = EMPTY_FD;
+	int event_fd, err;
+	int f_flags = O_RDWR;
+
+	if (flags & ~PERF_FLAG_ALL)
+		return -EINVAL;
+
+	err = security_perf_event_open(PERF_SECURITY_OPEN);
+	if (err)
+		return err;
+
+	err = perf_copy_attr(attr_uptr, &attr);
+	if (err)
+		return err;
+
+	err = perf_check_access(&attr);
+	if (err)
+		return err;
+
+	/* cgroup events are not configured in */
+	if (flags & PERF_FLAG_PID_CGROUP)
+		return -EINVAL;
+	if (pid == -1 && cpu == -1)
+		return -EINVAL;
+	if (cpu < -1 || cpu >= (int)nr_cpu_ids)
+		return -EINVAL;
+	/* a signal needs a task to receive it */
+	if (attr.sigtrap && pid == -1)
+		return -EINVAL;
+
+	if (flags & PERF_FLAG_FD_CLOEXEC)
+		f_flags |= O_CLOEXEC;
+	event_fd = get_unused_fd_flags(f_flags);
+	if (event_fd < 0)
+		return event_fd;
+
+	if (group_fd != -1) {
+		group = fdget(group_fd);
+		if (!fd_file(group) || fd_file(group)->f_op != &perf_fops) {
+			err = -EBADF;
+			goto err_fd;
+		}
+		group_leader = fd_file(group)->private_data;
+		if (flags & PERF_FLAG_FD_NO_GROUP)
+			group_leader = NULL;
+	}
+
+	if (pid != -1) {
+		task = perf_find_task(pid);
+		if (IS_ERR(task)) {
+			err = PTR_ERR(task);
+			task = NULL;
+			goto err_group;
+		}
+		/* hold off exec changing the credentials we are checking */
+		err = down_read_interruptible(&task->signal->exec_update_lock);
+		if (err)
+			goto err_task;
+		if (!ptrace_may_access(task, PTRACE_MODE_READ_REALCREDS)) {
+			err = -EACCES;
+			goto err_cred;
+		}
+	} else {
+		err = perf_allow_cpu();
+		if (err)
+			goto err_group;
+	}
+
+	event = perf_event_alloc(&attr, cpu, task, group_leader, NULL,
+				 NULL, NULL);
+	if (IS_ERR(event)) {
+		err = PTR_ERR(event);
+		goto err_cred;
+	}
+
+	ctx = perf_find_get_context(task, cpu == -1 ? 0 : cpu);
+	if (IS_ERR(ctx)) {
+		err = PTR_ERR(ctx);
+		perf_event_put(event);
+		goto err_cred;
+	}
+
+	event_file = anon_inode_getfile("[perf_event]", &perf_fops, event,
+					f_flags);
+	if (IS_ERR(event_file)) {
+		err = PTR_ERR(event_file);
+		perf_ctx_put(ctx);
+		perf_event_put(event);
+		goto err_cred;
+	}
+	event->filp = event_file;
+
+	err = perf_event_attach(event, group_leader, ctx);
+	if (err) {
+		/* the file's release frees the event */
+		perf_ctx_put(ctx);
+		fput(event_file);
+		goto err_cred;
+	}
+
+	if (task) {
+		up_read(&task->signal->exec_update_lock);
+		put_task_struct(task);
+	}
+	fdput(group);
+
+	perf_event_set_owner(event);
+	fd_install(event_fd, event_file);
+	return event_fd;
+
+err_cred:
+	if (task)
+		up_read(&task->signal->exec_update_lock);
+err_task:
+	if (task)
+		put_task_struct(task);
+err_group:
+	fdput(group);
+err_fd:
+	put_unused_fd(event_fd);
+	return err;
+}
+
+/**
+ * perf_event_create_kernel_counter - an event for an in-kernel user
+ * @attr: the configuration; not checked against user access rules
+ * @cpu: the CPU to count on, or -1 with @task
+ * @task: the task to follow, or NULL for a CPU event
+ * @overflow_handler: called on each overflow of a sampling event
+ * @context: for @overflow_handler
+ *
+ * Returns the event, or an ERR_PTR. Release with
+ * perf_event_release_kernel().
+ */
+struct perf_event *
+perf_event_create_kernel_counter(struct perf_event_attr *attr, int cpu,
+				 struct task_struct *task,
+				 perf_overflow_handler_t overflow_handler,
+				 void *context)
+{
+	struct perf_event_context *ctx;
+	struct perf_event *event;
+	int err;
+
+	if (!task && (cpu < 0 || cpu >= nr_cpu_ids))
+		return ERR_PTR(-EINVAL);
+
+	event = perf_event_alloc(attr, cpu, task, NULL, NULL,
+				 overflow_handler, context);
+	if (IS_ERR(event))
+		return event;
+
+	ctx = perf_find_get_context(task, cpu == -1 ? 0 : cpu);
+	if (IS_ERR(ctx)) {
+		perf_event_put(event);
+		return ERR_CAST(ctx);
+	}
+
+	err = perf_event_attach(event, NULL, ctx);
+	if (err) {
+		perf_ctx_put(ctx);
+		perf_event_put(event);
+		return ERR_PTR(err);
+	}
+	return event;
+}
+EXPORT_SYMBOL_GPL(perf_event_create_kernel_counter);

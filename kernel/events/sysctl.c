@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The perf sysctls under /proc/sys/kernel and what they derive.
+ *
+ * kernel/sysctl.c owns the table; the variables and the handlers that
+ * keep derived limits consistent live here.
+ */
+#include <linux/sysctl.h>
+#include <linux/printk.h>
+
+#include "internal.h"
+
+#define PERF_DEFAULT_MAX_SAMPLE_RATE	100000
+#define PERF_DEFAULT_CPU_TIME_PERCENT	25
+#define PERF_DEFAULT_MAX_STACK		127
+#define PERF_DEFAULT_CONTEXTS_PER_STACK	8
+
+/*
+ * -1 everything allowed, 0 no raw tracepoints for the unprivileged,
+ * 1 no kernel profiling, 2 no CPU-wide events, 3 (Debian) no
+ * perf_event_open at all without CAP_SYS_ADMIN.
+ */
+int sysctl_perf_event_paranoid __read_mostly =
+	IS_ENABLED(CONFIG_SECURITY_PERF_EVENTS_RESTRICT) ? 3 : 2;
+
+/* per-user mlock budget for ring buffers: 512 KiB plus the user page */
+int sysctl_perf_event_mlock __read_mostly = 512 + (PAGE_SIZE / 1024);
+
+int sysctl_perf_event_sample_rate __read_mostly = PERF_DEFAULT_MAX_SAMPLE_RATE;
+int sysctl_perf_cpu_time_max_percent __read_mostly =
+	PERF_DEFAULT_CPU_TIME_PERCENT;
+int sysctl_perf_event_max_stack __read_mostly = PERF_DEFAULT_MAX_STACK;
+int sysctl_perf_event_max_contexts_per_stack __read_mostly =
+	PERF_DEFAULT_CONTEXTS_PER_STACK;
+
+/* derived from the two limits above, read by the overflow path */
+static u64 perf_sample_period_ns __read_mostly =
+	NSEC_PER_SEC / PERF_DEFAULT_MAX_SAMPLE_RATE;
+static int perf_samples_per_tick __read_mostly =
+	DIV_ROUND_UP(PERF_DEFAULT_MAX_SAMPLE_RATE, HZ);
+static u64 perf_sample_allowed_ns __read_mostly;
+
+static void perf_update_sample_limits(void)
+{
+	u64 period = NSEC_PER_SEC / sysctl_perf_event_sample_rate;
+
+	WRITE_ONCE(perf_sample_period_ns, period);
+	WRITE_ONCE(perf_samples_per_tick,
+		   DIV_ROUND_UP(sysctl_perf_event_sample_rate, HZ));
+	WRITE_ONCE(perf_sample_allowed_ns,
+		   period * sysctl_perf_cpu_time_max_percent / 100);
+}
+
+/**
+ * perf_event_max_sample_rate_handler - perf_event_max_sample_rate
+ *
+ * The rate cannot be set while the CPU-time limit is off (0) or at 100%,
+ * because then it is not what bounds the sampling.
+ */
+int perf_event_max_sample_rate_handler(const struct ctl_table *table,
+				       int write, void *buffer, size_t *lenp,
+				       loff_t *ppos)
+{
+	int err;
+	int percent = READ_ONCE(sysctl_perf_cpu_time_max_percent);
+
+	if (write && (percent == 100 || percent == 0))
+		return -EINVAL;
+
+	err = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+	if (err || !write)
+		return err;
+	perf_update_sample_limits();
+	return 0;
+}
+
+/**
+ * perf_cpu_time_max_percent_handler - perf_cpu_time_max_percent (0..100)
+ */
+int perf_cpu_time_max_percent_handler(const struct ctl_table *table,
+				      int write, void *buffer, size_t *lenp,
+				      loff_t *ppos)
+{
+	int err = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+
+	if (err || !write)
+		return err;
+	if (sysctl_perf_cpu_time_max_percent == 100 ||
+	    sysctl_perf_cpu_time_max_percent == 0)
+		pr_warn("perf: interrupt-time throttling disabled (%d%%)\n",
+			sysctl_perf_cpu_time_max_percent);
+	perf_update_sample_limits();
+	return 0;
+}
+
+/**
+ * perf_event_max_stack_handler - perf_event_max_stack and
+ * perf_event_max_contexts_per_stack
+ */
+int perf_event_max_stack_handler(const struct ctl_table *table, int write,
+				 void *buffer, size_t *lenp, loff_t *ppos)
+{
+	return proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+}
+
+int perf_max_stack(void)
+{
+	return READ_ONCE(sysctl_perf_event_max_stack);
+}
+
+static int __init perf_sysctl_init(void)
+{
+	perf_update_sample_limits();
+	return 0;
+}
+early_initcall(perf_sysctl_init);

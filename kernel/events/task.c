@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Events and the life of a task: inheritance at fork, folding children's
+ * counts back into their parents at exit, enable_on_exec at exec, and the
+ * prctl that switches a task's own events on and off.
+ *
+ * All of it runs in process context and may sleep. The exiting (or
+ * exec'ing) task is current, so its context is switched out locally.
+ */
+#include <linux/sched/task.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+/* The original event a chain of inheritance started from. */
+static struct perf_event *perf_event_origin(struct perf_event *event)
+{
+	return event->parent ? event->parent : event;
+}
+
+/*
+ * Create the child's copy of one event. The copy counts for the origin
+ * event, holds a reference on it, and starts in the state the parent is
+ * in, so a disabled event is inherited disabled.
+ */
+static struct perf_event *
+perf_inherit_event(struct perf_event *parent_event,
+		   struct task_struct *child,
+		   struct perf_event_context *child_ctx,
+		   struct perf_event *child_leader)
+{
+	struct perf_event *origin = perf_event_origin(parent_event);
+	struct perf_event *child_event;
+
+	child_event = perf_event_alloc(&parent_event->attr, parent_event->cpu,
+				       child, child_leader, origin,
+				       origin->overflow_handler,
+				       origin->overflow_handler_context);
+	if (IS_ERR(child_event))
+		return child_event;
+
+	perf_event_get(origin);
+	if (parent_event->state >= PERF_EVENT_STATE_INACTIVE)
+		child_event->state = PERF_EVENT_STATE_INACTIVE;
+	else
+		child_event->state = PERF_EVENT_STATE_OFF;
+	child_event->hw.sample_period = parent_event->hw.sample_period;
+	child_event->ctx = child_ctx;
+
+	/* the child is not running yet: no IPI needed */
+	raw_spin_lock_irq(&child_ctx->lock);
+	perf_ctx_add_event_locked(child_ctx, child_event);
+	raw_spin_unlock_irq(&child_ctx->lock);
+	perf_ctx_get(child_ctx);
+
+	mutex_lock(&origin->child_mutex);
+	list_add_tail(&child_event->child_entry, &origin->child_list);
+	mutex_unlock(&origin->child_mutex);
+	return child_event;
+}
+
+static int perf_inherit_group(struct perf_event *leader,
+			      struct task_struct *child,
+			      struct perf_event_context *child_ctx)
+{
+	struct perf_event *child_leader, *sibling, *child_sibling;
+
+	child_leader = perf_inherit_event(leader, child, child_ctx, NULL);
+	if (IS_ERR(child_leader))
+		return PTR_ERR(child_leader);
+
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
+		child_sibling = perf_inherit_event(sibling, child, child_ctx,
+						   child_leader);
+		if (IS_ERR(child_sibling))
+			return PTR_ERR(child_sibling);
+	}
+	return 0;
+}
+
+static bool perf_group_inherits(struct perf_event *leader, u64 clone_flags)
+{
+	if (!leader->attr.inherit)
+		return false;
+	if (leader->attr.inherit_thread && !(clone_flags & CLONE_THREAD))
+		return false;
+	return leader->state != PERF_EVENT_STATE_EXIT &&
+	       leader->state != PERF_EVENT_STATE_DEAD;
+}
+
+static int perf_inherit_list(struct list_head *groups,
+			     struct task_struct *child,
+			     struct perf_event_context **child_ctx,
+			     u64 clone_flags)
+{
+	struct perf_event *leader;
+	int err;
+
+	list_for_each_entry(leader, groups, group_entry) {
+		if (!perf_group_inherits(leader, clone_flags))
+			continue;
+		if (!*child_ctx) {
+			*child_ctx = perf_ctx_alloc(child, -1);
+			if (!*child_ctx)
+				return -ENOMEM;
+			child->perf_event_ctxp = *child_ctx;
+		}
+		err = perf_inherit_group(leader, child, *child_ctx);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/**
+ * perf_event_init_task - set up a new task's perf state at fork
+ * @child: the new task, not yet running
+ * @clone_flags: the clone flags, for inherit_thread
+ *
+ * Copies every inheritable group of the parent (current) into a new
+ * context of the child. On failure the caller calls
+ * perf_event_free_task().
+ */
+int perf_event_init_task(struct task_struct *child, u64 clone_flags)
+{
+	struct perf_event_context *parent_ctx, *child_ctx = NULL;
+	int err;
+
+	child->perf_event_ctxp = NULL;
+	mutex_init(&child->perf_event_mutex);
+	INIT_LIST_HEAD(&child->perf_event_list);
+	memset(child->perf_recursion, 0, sizeof(child->perf_recursion));
+
+	mutex_lock(&current->perf_event_mutex);
+	parent_ctx = current->perf_event_ctxp;
+	if (parent_ctx)
+		perf_ctx_get(parent_ctx);
+	mutex_unlock(&current->perf_event_mutex);
+	if (!parent_ctx)
+		return 0;
+
+	mutex_lock(&parent_ctx->mutex);
+	err = perf_inherit_list(&parent_ctx->pinned_groups, child, &child_ctx,
+				clone_flags);
+	if (!err)
+		err = perf_inherit_list(&parent_ctx->flexible_groups, child,
+					&child_ctx, clone_flags);
+	mutex_unlock(&parent_ctx->mutex);
+	perf_ctx_put(parent_ctx);
+	return err;
+}
+
+/*
+ * Give an inherited event's count and times to its origin and free it.
+ * The child context is dead and inactive; its mutex is held.
+ */
+static void perf_event_fold_child(struct perf_event *child)
+{
+	struct perf_event *origin = child->parent;
+
+	mutex_lock(&origin->child_mutex);
+	atomic64_add(local64_read(&child->count) +
+		     atomic64_read(&child->child_count), &origin->child_count);
+	atomic64_add(child->total_time_enabled,
+		     &origin->child_total_time_enabled);
+	atomic64_add(child->total_time_running,
+		     &origin->child_total_time_running);
+	list_del_init(&child->child_entry);
+	mutex_unlock(&origin->child_mutex);
+}
+
+static int __perf_ctx_kill(struct perf_event_context *ctx, void *info)
+{
+	struct perf_event *event;
+
+	perf_ctx_sched_out(ctx);
+	ctx->dead = true;
+	list_for_each_entry(event, &ctx->event_list, event_entry)
+		perf_event_update_times(event);
+	return 0;
+}
+
+/*
+ * Tear down a context whose task is gone (or about to run a setuid
+ * program): inherited events are folded into their origins and freed;
+ * the task's own events stay with their fds in the EXIT state, their
+ * counts final.
+ */
+static void perf_ctx_teardown(struct perf_event_context *ctx)
+{
+	struct perf_event *event, *tmp;
+
+	mutex_lock(&ctx->mutex);
+	perf_ctx_call(ctx, __perf_ctx_kill, NULL);
+
+	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry) {
+		raw_spin_lock_irq(&ctx->lock);
+		perf_ctx_del_event_locked(ctx, event);
+		if (!event->parent)
+			event->state = PERF_EVENT_STATE_EXIT;
+		raw_spin_unlock_irq(&ctx->lock);
+
+		if (event->parent) {
+			perf_event_fold_child(event);
+			perf_event_put(event);
+			perf_ctx_put(ctx);
+		} else {
+			wake_up_all(&event->waitq);
+		}
+	}
+	mutex_unlock(&ctx->mutex);
+}
+
+/**
+ * perf_event_exit_task - the task's events stop following it
+ * @task: current, exiting or exec'ing a program with new credentials
+ */
+void perf_event_exit_task(struct task_struct *task)
+{
+	struct perf_event_context *ctx;
+
+	mutex_lock(&task->perf_event_mutex);
+	ctx = task->perf_event_ctxp;
+	RCU_INIT_POINTER(task->perf_event_ctxp, NULL);
+	mutex_unlock(&task->perf_event_mutex);
+
+	if (!ctx)
+		return;
+	perf_ctx_teardown(ctx);
+	perf_ctx_put(ctx);
+}
+
+/**
+ * perf_event_free_task - undo perf_event_init_task() of a failed fork
+ */
+void perf_event_free_task(struct task_struct *task)
+{
+	struct perf_event_context *ctx = task->perf_event_ctxp;
+
+	if (!ctx)
+		return;
+	RCU_INIT_POINTER(task->perf_event_ctxp, NULL);
+	perf_ctx_teardown(ctx);
+	perf_ctx_put(ctx);
+}
+
+/**
+ * perf_event_delayed_put - last check when the task_struct goes
+ *
+ * Runs from an RCU callback; by now exit has torn everything down.
+ */
+void perf_event_delayed_put(struct task_struct *task)
+{
+	WARN_ON_ONCE(rcu_access_pointer(task->perf_event_ctxp));
+}
+
+static int __perf_enable_on_exec(struct perf_event_context *ctx, void *info)
+{
+	struct perf_event *event;
+
+	list_for_each_entry(event, &ctx->event_list, event_entry) {
+		if (!event->attr.enable_on_exec ||
+		    event->state != PERF_EVENT_STATE_OFF)
+			continue;
+		event->attr.enable_on_exec = 0;
+		perf_event_enable_locked(ctx, event);
+	}
+	return 0;
+}
+
+/**
+ * perf_event_exec - current has exec'd a new program
+ *
+ * Events opened disabled with enable_on_exec start counting now.
+ */
+void perf_event_exec(void)
+{
+	struct perf_event_context *ctx;
+
+	mutex_lock(&current->perf_event_mutex);
+	ctx = current->perf_event_ctxp;
+	if (ctx)
+		perf_ctx_get(ctx);
+	mutex_unlock(&current->perf_event_mutex);
+	if (!ctx)
+		return;
+
+	mutex_lock(&ctx->mutex);
+	perf_ctx_call(ctx, __perf_enable_on_exec, NULL);
+	mutex_unlock(&ctx->mutex);
+	perf_ctx_put(ctx);
+}
+
+/* prctl(PR_TASK_PERF_EVENTS_*): every event current opened, wherever. */
+static int perf_event_task_apply(bool enable)
+{
+	struct perf_event *event;
+
+	mutex_lock(&current->perf_event_mutex);
+	list_for_each_entry(event, &current->perf_event_list, owner_entry) {
+		if (enable)
+			perf_event_ctl_enable(event, false);
+		else
+			perf_event_ctl_disable(event, false);
+	}
+	mutex_unlock(&current->perf_event_mutex);
+	return 0;
+}
+
+/**
+ * perf_event_task_enable - prctl(PR_TASK_PERF_EVENTS_ENABLE)
+ */
+int perf_event_task_enable(void)
+{
+	return perf_event_task_apply(true);
+}
+
+/**
+ * perf_event_task_disable - prctl(PR_TASK_PERF_EVENTS_DISABLE)
+ */
+int perf_event_task_disable(void)
+{
+	return perf_event_task_apply(false);
+}
