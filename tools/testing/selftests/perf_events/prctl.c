@@ -222,6 +222,8 @@ TEST(prctl_in_the_owner_stops_its_events_on_other_tasks)
 	pid_t pid = spawn_worker(&to, &from);
 
 	ASSERT_LT(0, pid);
+	/* let the worker finish starting up and warm up its loop first */
+	ASSERT_EQ('k', cmd(to, from, 't'));
 	fd = open_enabled(PERF_COUNT_SW_PAGE_FAULTS, pid);
 	ASSERT_LE(0, fd) TH_LOG("%s", strerror(errno));
 	ASSERT_EQ(0, prctl_disable());
