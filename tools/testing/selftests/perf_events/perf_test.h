@@ -311,12 +311,24 @@ static inline __u64 pt_now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* Burn CPU in user space for about 'ns' nanoseconds of wall time. */
+static inline __u64 pt_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Burn 'ns' nanoseconds of this thread's own CPU time in user space
+ * (not wall time, so that the amount of work done is the same on a
+ * loaded machine).
+ */
 static inline void pt_spin_ns(__u64 ns)
 {
-	__u64 end = pt_now_ns() + ns;
+	__u64 start = pt_thread_cpu_ns();
 
-	while (pt_now_ns() < end)
+	while (pt_thread_cpu_ns() - start < ns)
 		;
 }
 

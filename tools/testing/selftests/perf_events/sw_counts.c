@@ -309,14 +309,6 @@ TEST(cpu_migrations_are_zero_while_pinned)
 	close(fd);
 }
 
-static __u64 thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 struct clock_run {
 	__u64 value;	/* event count (ns) */
 	__u64 enabled;	/* time_enabled */
@@ -343,16 +335,16 @@ static int clock_over(__u64 config, bool spin, __u64 ns, struct clock_run *r)
 	if (fd < 0)
 		return -1;
 	w0 = pt_now_ns();
-	c0 = thread_cpu_ns();
+	c0 = pt_thread_cpu_ns();
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	if (spin) {
-		while (thread_cpu_ns() - c0 < ns)
+		while (pt_thread_cpu_ns() - c0 < ns)
 			;
 	} else {
 		pt_sleep_ns(ns);
 	}
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	r->cpu = thread_cpu_ns() - c0;
+	r->cpu = pt_thread_cpu_ns() - c0;
 	r->wall = pt_now_ns() - w0;
 	if (pt_read3(fd, &v))
 		return -1;
