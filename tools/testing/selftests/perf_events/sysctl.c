@@ -141,6 +141,11 @@ FIXTURE_TEARDOWN_PARENT(sysctl)
 
 	if (geteuid() != 0)
 		return;
+	/*
+	 * perf_cpu_time_max_percent (index 3) first: the sample rate cannot
+	 * be written while it is 0 or 100.
+	 */
+	write_sysctl(perf_sysctls[3], self->saved[3]);
 	for (i = 0; i < NR_SYSCTLS; i++)
 		write_sysctl(perf_sysctls[i], self->saved[i]);
 }
@@ -176,6 +181,19 @@ TEST_F(sysctl, perf_event_max_sample_rate_rejects_values_below_1)
 	EXPECT_ROUND_TRIP(n, 50000);
 	EXPECT_REJECTED(n, 0);
 	EXPECT_REJECTED(n, -1);
+}
+
+TEST_F(sysctl, perf_event_max_sample_rate_is_read_only_while_cpu_time_limit_is_off)
+{
+	const char *n = "perf_event_max_sample_rate";
+
+	/* 0 and 100 both disable the CPU time limit (and rate throttling) */
+	ASSERT_EQ(0, write_sysctl("perf_cpu_time_max_percent", 100));
+	EXPECT_REJECTED(n, 50000);
+	ASSERT_EQ(0, write_sysctl("perf_cpu_time_max_percent", 0));
+	EXPECT_REJECTED(n, 50000);
+	ASSERT_EQ(0, write_sysctl("perf_cpu_time_max_percent", 25));
+	EXPECT_ROUND_TRIP(n, 50000);
 }
 
 TEST_F(sysctl, perf_event_max_sample_rate_limits_attr_sample_freq)
