@@ -14,6 +14,14 @@
 #define NPAGES		64
 #define STACK_SIZE	(256 * 1024)
 
+static int open_sw_on(__u64 config, pid_t pid)
+{
+	struct perf_event_attr attr;
+
+	pt_attr_sw(&attr, config);
+	return sys_perf_event_open(&attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
 static int open_inherit(__u64 config, int inherit_thread, __u64 read_format,
 			int group_fd)
 {
@@ -462,6 +470,53 @@ TEST(inherited_counts_accumulate_over_many_children)
 		ASSERT_EQ(0, vfork_window(fd, 8, vfork_touch));
 	EXPECT_EQ(10 * 8, pt_read1(fd));
 	close(fd);
+}
+
+static volatile int thread_go;
+
+static void *thread_touch_on_go(void *arg)
+{
+	while (!thread_go)
+		sched_yield();
+	pt_touch(thread_pages, thread_npages);
+	return NULL;
+}
+
+static void *thread_report_tid(void *arg)
+{
+	*(pid_t *)arg = gettid();
+	return thread_touch_on_go(arg);
+}
+
+TEST(event_on_a_thread_id_counts_only_that_thread)
+{
+	volatile pid_t tid = -1;
+	pthread_t t;
+	char *mine = pt_map_pages(NPAGES);
+	int fd;
+
+	ASSERT_NE(NULL, mine);
+	thread_pages = pt_map_pages(NPAGES);
+	thread_npages = NPAGES;
+	ASSERT_NE(NULL, thread_pages);
+	thread_go = 0;
+	ASSERT_EQ(0, pthread_create(&t, NULL, thread_report_tid, (void *)&tid));
+	while (tid == -1)
+		sched_yield();
+	fd = open_sw_on(PERF_COUNT_SW_PAGE_FAULTS, tid);
+	ASSERT_LE(0, fd) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	/* our own faults are not the thread's */
+	pt_touch(mine, NPAGES);
+	thread_go = 1;
+	pthread_join(t, NULL);
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	/* the thread's NPAGES, plus at most its exit path */
+	EXPECT_LE(NPAGES, pt_read1(fd));
+	EXPECT_GE(NPAGES + THREAD_SLACK, pt_read1(fd));
+	close(fd);
+	pt_unmap_pages(mine, NPAGES);
+	pt_unmap_pages(thread_pages, NPAGES);
 }
 
 TEST_HARNESS_MAIN

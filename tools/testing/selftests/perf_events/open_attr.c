@@ -7,6 +7,7 @@
 #include "perf_test.h"
 #include <dirent.h>
 #include <limits.h>
+#include <sys/resource.h>
 
 static union pt_attr_buf ab;
 
@@ -514,6 +515,74 @@ TEST(event_fd_is_an_anon_inode_named_perf_event)
 	/* O_RDWR, as documented for perf event fds. */
 	EXPECT_EQ(O_RDWR, fcntl(fd, F_GETFL) & O_ACCMODE);
 	close(fd);
+}
+
+TEST(attr_crossing_into_unmapped_memory_fails_efault)
+{
+	long ps = pt_page_size();
+	char *map = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct perf_event_attr *attr;
+
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, mprotect(map + ps, ps, PROT_NONE));
+	/* only the first 64 of the 136 bytes are readable */
+	attr = (struct perf_event_attr *)(map + ps - 64);
+	memset(attr, 0, 64);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_DUMMY;
+	attr->size = PT_ATTR_SIZE_612;
+	attr->disabled = 1;
+	attr->exclude_kernel = 1;
+	EXPECT_OPEN_FAILS(_metadata, open_self(attr), EFAULT);
+	/* the same bytes with size 64 are fine */
+	attr->size = PERF_ATTR_SIZE_VER0;
+	{
+		int fd = open_self(attr);
+
+		EXPECT_LE(0, fd) TH_LOG("%s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	munmap(map, 2 * ps);
+}
+
+TEST(own_pid_is_equivalent_to_pid_zero)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	pt_attr_sw(&attr, PERF_COUNT_SW_PAGE_FAULTS);
+	fd = sys_perf_event_open(&attr, getpid(), -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, pt_touch_window(fd, 8, 0));
+	EXPECT_EQ(8, pt_read1(fd));
+	close(fd);
+}
+
+TEST(open_beyond_rlimit_nofile_fails_emfile)
+{
+	struct rlimit rl;
+	int fds[16], n = 0, fd, i;
+
+	/* allow only a few more descriptors than are open now */
+	fd = dup(0);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &rl));
+	rl.rlim_cur = fd + 4;
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
+	for (;;) {
+		fd = open_self(fresh_attr(PT_ATTR_SIZE_612));
+		if (fd < 0)
+			break;
+		ASSERT_GT(16, n);
+		fds[n++] = fd;
+	}
+	EXPECT_EQ(EMFILE, errno);
+	EXPECT_LE(1, n);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
 }
 
 TEST(hardware_event_without_pmu_fails_enoent)
