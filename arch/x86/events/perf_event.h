@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Interfaces private to the x86 PMU drivers in arch/x86/events/.
+ *
+ * Layout of the directory:
+ *   core.c      the shared framework: boot-time detection of the
+ *               architectural PMU and the entry points that the rest of
+ *               the kernel (APIC, TLB switch, microcode, KVM) calls
+ *   sample.c    what the core asks about the registers of a sample
+ *   sysfs.c     helpers for the sysfs attributes of the PMUs
+ *   msr.c       the "msr" PMU: free-running MSR counters and the TSC
+ *   intel/      Intel: arch perfmon detection, DS area, PT, LBR hooks
+ *   amd/        AMD: PERFCTR_CORE detection, IBS, virtualization hooks
+ */
+#ifndef _ARCH_X86_EVENTS_PERF_EVENT_H
+#define _ARCH_X86_EVENTS_PERF_EVENT_H
+
+#include <linux/device.h>
+#include <linux/perf_event.h>
+#include <linux/sysfs.h>
+
+/**
+ * struct x86_pmu_hw - what the boot-time detection found
+ * @name: human readable name of the PMU, NULL when none was found
+ * @version: architectural perfmon version (CPUID.0AH:EAX[7:0]) on Intel;
+ *	on AMD 1, or 2 with PerfMonV2
+ * @num_counters_gp: number of general-purpose counters
+ * @num_counters_fixed: number of fixed-function counters
+ * @cntval_bits: width in bits of the general-purpose counters
+ * @cntval_bits_fixed: width in bits of the fixed-function counters
+ * @events_mask: CPUID.0AH:EBX, a set bit means that architectural event
+ *	is NOT available (Intel)
+ * @events_mask_len: number of valid bits in @events_mask
+ * @registered: a "cpu" PMU driver is registered for this hardware; until
+ *	the vendor drivers exist this stays false and every entry point
+ *	behaves as on a CPU without PMU
+ */
+struct x86_pmu_hw {
+	const char	*name;
+	int		version;
+	int		num_counters_gp;
+	int		num_counters_fixed;
+	int		cntval_bits;
+	int		cntval_bits_fixed;
+	unsigned int	events_mask;
+	int		events_mask_len;
+	bool		registered;
+};
+
+extern struct x86_pmu_hw x86_pmu_hw;
+
+/* Vendor detection: fill @hw and return 0, or -ENODEV when absent. */
+#ifdef CONFIG_CPU_SUP_INTEL
+int intel_pmu_detect(struct x86_pmu_hw *hw);
+#else
+static inline int intel_pmu_detect(struct x86_pmu_hw *hw)
+{
+	return -ENODEV;
+}
+#endif
+
+#ifdef CONFIG_CPU_SUP_AMD
+int amd_pmu_detect(struct x86_pmu_hw *hw);
+#else
+static inline int amd_pmu_detect(struct x86_pmu_hw *hw)
+{
+	return -ENODEV;
+}
+#endif
+
+/*
+ * sysrq-p (drivers/tty/sysrq.c) calls this; include/linux/perf_event.h
+ * declares it only for !CONFIG_PERF_EVENTS so far.
+ */
+void perf_event_print_debug(void);
+
+/**
+ * struct x86_pmu_str_attr - a read-only sysfs file holding a fixed string
+ * @attr: the device attribute; its show() is x86_pmu_str_show()
+ * @str: the contents, printed with a trailing newline
+ *
+ * Used for the files of a PMU's format/ and events/ directories.
+ */
+struct x86_pmu_str_attr {
+	struct device_attribute	attr;
+	const char		*str;
+};
+
+ssize_t x86_pmu_str_show(struct device *dev, struct device_attribute *attr,
+			 char *page);
+
+/*
+ * X86_PMU_STR_ATTR - define a struct x86_pmu_str_attr named @_var for the
+ * file @_name (a string: event names may contain '.') holding @_str.
+ */
+#define X86_PMU_STR_ATTR(_var, _name, _str)				\
+static struct x86_pmu_str_attr _var = {					\
+	.attr = {							\
+		.attr	= { .name = _name, .mode = 0444 },		\
+		.show	= x86_pmu_str_show,				\
+	},								\
+	.str	= _str,							\
+}
+
+#endif /* _ARCH_X86_EVENTS_PERF_EVENT_H */
