@@ -59,6 +59,8 @@ struct perf_buffer;
 struct pmu;
 struct ctl_table;
 struct bpf_prog;
+struct trace_event_call;
+struct event_filter;
 
 /* What an LSM is asked about in security_perf_event_open(). */
 #define PERF_SECURITY_OPEN		0
@@ -136,6 +138,9 @@ struct hw_perf_event {
 		};
 		struct { /* hrtimer based software events */
 			struct hrtimer	hrtimer;
+		};
+		struct { /* tracepoints (uprobe filters link events here) */
+			struct list_head	tp_list;
 		};
 #ifdef CONFIG_HAVE_HW_BREAKPOINT
 		struct { /* breakpoints */
@@ -222,6 +227,11 @@ enum perf_addr_filter_action_t {
 	PERF_ADDR_FILTER_ACTION_START,
 	PERF_ADDR_FILTER_ACTION_FILTER,
 };
+
+/* event->attach_state: what the event is attached to */
+#define PERF_ATTACH_CONTEXT	0x01
+#define PERF_ATTACH_GROUP	0x02
+#define PERF_ATTACH_TASK	0x04
 
 /**
  * enum perf_event_state - where an event is in its life
@@ -328,6 +338,14 @@ struct perf_event {
 
 	void (*destroy)(struct perf_event *event);
 	struct rcu_head			rcu_head;
+#ifdef CONFIG_EVENT_TRACING
+	/* the tracepoint of a tracepoint event, and its filter */
+	struct trace_event_call		*tp_event;
+	struct event_filter		*filter;
+#ifdef CONFIG_FUNCTION_TRACER
+	struct ftrace_ops		ftrace_ops;
+#endif
+#endif
 #ifdef CONFIG_SECURITY
 	void				*security;
 #endif
@@ -494,6 +512,9 @@ u64 perf_event_pause(struct perf_event *event, bool reset);
 const struct perf_event_attr *perf_event_attrs(struct perf_event *event);
 struct perf_event *perf_get_event(struct file *file);
 
+/* sysrq-p: print this CPU's PMU state (arch code; drivers/tty/sysrq.c). */
+void perf_event_print_debug(void);
+
 /* Boot, CPU hotplug (init/main.c, kernel/cpu.c). */
 void perf_event_init(void);
 int perf_event_init_cpu(unsigned int cpu);
@@ -524,10 +545,17 @@ void perf_event_text_poke(const void *addr, const void *old_bytes,
 			  size_t new_len);
 void perf_event_itrace_started(struct perf_event *event);
 
-/* Tracepoint events (include/linux/trace_events.h). */
+/* Tracepoint events (kernel/trace/trace_event_perf.c and tracepoints). */
 void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size,
 		   struct pt_regs *regs, struct hlist_head *head, int rctx,
 		   struct task_struct *task);
+int perf_swevent_get_recursion_context(void);
+void perf_swevent_put_recursion_context(int rctx);
+int perf_swevent_set_period(struct perf_event *event);
+void perf_trace_run_bpf_submit(void *raw_data, int size, int rctx,
+			       struct trace_event_call *call, u64 count,
+			       struct pt_regs *regs, struct hlist_head *head,
+			       struct task_struct *task);
 
 /* Breakpoints (kernel/events/hw_breakpoint.c, arch #DB handler). */
 void perf_bp_event(struct perf_event *event, void *data);
@@ -664,7 +692,7 @@ void perf_event_task_tick(void);
  */
 static inline void perf_event_task_migrate(struct task_struct *task)
 {
-	if (static_branch_unlikely(&perf_sched_events))
+	if (static_key_false(&perf_swevent_enabled[PERF_COUNT_SW_CPU_MIGRATIONS]))
 		task->sched_migrated = 1;
 }
 
@@ -722,5 +750,15 @@ static inline void perf_event_ksymbol(u16 ksym_type, u64 addr, u32 len,
 #define perf_event_exit_cpu	NULL
 
 #endif /* CONFIG_PERF_EVENTS */
+
+/*
+ * Low-power entry/exit callback for PMUs that must be told (AMD BRS);
+ * arch/x86's asm/perf_event.h provides it when such a PMU is built.
+ */
+#ifndef PERF_NEEDS_LOPWR_CB
+static __always_inline void perf_lopwr_cb(bool lopwr_in)
+{
+}
+#endif
 
 #endif /* _LINUX_PERF_EVENT_H */

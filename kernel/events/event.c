@@ -150,8 +150,10 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	if (err)
 		goto err_ns;
 
-	if (task)
+	if (task) {
 		get_task_struct(task);
+		event->attach_state |= PERF_ATTACH_TASK;
+	}
 
 	event->pmu = perf_pmu_find(event);
 	if (IS_ERR(event->pmu)) {

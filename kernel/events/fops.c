@@ -139,8 +139,7 @@ static long perf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case PERF_EVENT_IOC_SET_OUTPUT:
 		return perf_ioctl_set_output(event, (int)arg);
 	case PERF_EVENT_IOC_SET_FILTER:
-		/* no tracepoints or address filters on these PMUs */
-		return -EINVAL;
+		return perf_tracepoint_set_filter(event, (void __user *)arg);
 	case PERF_EVENT_IOC_SET_BPF:
 		return -EINVAL;
 	case PERF_EVENT_IOC_PAUSE_OUTPUT:

@@ -24,6 +24,8 @@ void __init perf_event_init(void)
 	perf_cpu_ctx_online();
 	err = perf_swevent_register();
 	WARN(err, "perf: software PMU: %d\n", err);
+	err = perf_tracepoint_register();
+	WARN(err, "perf: tracepoint PMU: %d\n", err);
 	err = perf_breakpoint_init();
 	WARN(err, "perf: breakpoint PMU: %d\n", err);
 }
@@ -54,3 +56,4 @@ int perf_event_exit_cpu(unsigned int cpu)
 		perf_cpu_ctx_offline();
 	return 0;
 }
+

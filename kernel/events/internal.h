@@ -42,6 +42,8 @@ struct perf_event_context {
 	bool				is_active;
 	/* a flexible group did not fit: rotate on the next tick */
 	bool				rotate_necessary;
+	/* an exclusive group is on the PMUs: nothing else may join */
+	bool				exclusive_active;
 	/* the task has gone: no more events may be installed */
 	bool				dead;
 	int				active_cpu;
@@ -161,6 +163,19 @@ int perf_swevent_register(void);
 
 /* sysctl.c */
 int perf_max_stack(void);
+
+/* tracepoint.c */
+#ifdef CONFIG_EVENT_TRACING
+int perf_tracepoint_register(void);
+int perf_tracepoint_set_filter(struct perf_event *event, void __user *arg);
+#else
+static inline int perf_tracepoint_register(void) { return 0; }
+static inline int perf_tracepoint_set_filter(struct perf_event *event,
+					     void __user *arg)
+{
+	return -EINVAL;
+}
+#endif
 
 /* breakpoints */
 int perf_breakpoint_init(void);

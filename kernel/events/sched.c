@@ -135,6 +135,16 @@ int perf_group_sched_in(struct perf_event_context *ctx,
 	if (!perf_event_filter_match(leader))
 		return 0;
 
+	/*
+	 * An exclusive group has the context's PMUs to itself: it goes on
+	 * only when nothing else is on, and keeps everything else off.
+	 */
+	if (ctx->exclusive_active ||
+	    (leader->attr.exclusive && ctx->nr_active)) {
+		err = -EBUSY;
+		goto fail_busy;
+	}
+
 	if (pmu->start_txn)
 		pmu->start_txn(pmu, PERF_PMU_TXN_ADD);
 
@@ -155,6 +165,8 @@ int perf_group_sched_in(struct perf_event_context *ctx,
 		if (err)
 			goto fail_siblings;
 	}
+	if (leader->attr.exclusive)
+		ctx->exclusive_active = true;
 	return 0;
 
 fail_siblings:
@@ -167,6 +179,7 @@ fail_siblings:
 fail_leader:
 	if (pmu->cancel_txn)
 		pmu->cancel_txn(pmu);
+fail_busy:
 	if (leader->attr.pinned)
 		perf_event_set_state(leader, PERF_EVENT_STATE_ERROR);
 	else
@@ -179,6 +192,8 @@ void perf_group_sched_out(struct perf_event_context *ctx,
 {
 	struct perf_event *sibling;
 
+	if (leader->state == PERF_EVENT_STATE_ACTIVE && leader->attr.exclusive)
+		ctx->exclusive_active = false;
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
 		perf_event_sched_out(ctx, sibling);
 	perf_event_sched_out(ctx, leader);

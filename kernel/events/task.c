@@ -222,12 +222,24 @@ void perf_event_exit_task(struct task_struct *task)
 
 	mutex_lock(&task->perf_event_mutex);
 	ctx = task->perf_event_ctxp;
-	RCU_INIT_POINTER(task->perf_event_ctxp, NULL);
+	if (ctx)
+		perf_ctx_get(ctx);
 	mutex_unlock(&task->perf_event_mutex);
-
 	if (!ctx)
 		return;
+
+	/*
+	 * Kill the context before unhooking it from the task, so the
+	 * scheduler switches it out until then and never in after.
+	 */
 	perf_ctx_teardown(ctx);
+
+	mutex_lock(&task->perf_event_mutex);
+	if (task->perf_event_ctxp == ctx) {
+		RCU_INIT_POINTER(task->perf_event_ctxp, NULL);
+		perf_ctx_put(ctx);	/* the task's reference */
+	}
+	mutex_unlock(&task->perf_event_mutex);
 	perf_ctx_put(ctx);
 }
 
