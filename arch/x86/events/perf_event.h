@@ -68,12 +68,6 @@ static inline int amd_pmu_detect(struct x86_pmu_hw *hw)
 }
 #endif
 
-/*
- * sysrq-p (drivers/tty/sysrq.c) calls this; include/linux/perf_event.h
- * declares it only for !CONFIG_PERF_EVENTS so far.
- */
-void perf_event_print_debug(void);
-
 /**
  * struct x86_pmu_str_attr - a read-only sysfs file holding a fixed string
  * @attr: the device attribute; its show() is x86_pmu_str_show()
