@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# locked.sh kbuild|test CMD [ARGS...]
+#
+# Run CMD holding build/.kbuild.lock (every kernel build: only one fits on
+# the machine) or build/.test.lock (building the test initramfs and
+# booting it: outputs shared by everyone using this checkout).  Re-entrant:
+# a nested call for a lock this process tree already holds just runs CMD.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+name=$1; shift
+case $name in
+kbuild)	var=HARNESS_KBUILD_LOCKED ;;
+test)	var=HARNESS_TEST_LOCKED ;;
+*)	echo "locked.sh: unknown lock $name" >&2; exit 2 ;;
+esac
+[ "${!var:-}" = 1 ] && exec "$@"
+
+lock=$ROOT/build/.$name.lock
+mkdir -p "$ROOT/build"
+flock -n "$lock" true ||
+	echo "  WAIT    build/.$name.lock (held by another build/test run)"
+export "$var=1"
+exec flock "$lock" "$@"
