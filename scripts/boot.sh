@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# boot.sh KERNEL INITRD MODE [LOG]
+#
+# Boot KERNEL with INITRD under QEMU TCG.  MODE is the guest's ptest= mode:
+#   run  run /tests/tests.list non-interactively; console to stdout and LOG
+#   cmd  interactive console (-nographic; Ctrl-A X quits QEMU)
+# Environment: SMP (CPUs, default 2), MEM (default 2G), QEMU_TIMEOUT
+# (seconds; default 300 + sum of test timeouts for "run", none for "cmd"),
+# APPEND (extra kernel command line), QEMU_EXTRA (extra QEMU arguments).
+set -euo pipefail
+
+kernel=$1 initrd=$2 mode=$3 log=${4:-}
+SMP=${SMP:-2}
+MEM=${MEM:-2G}
+[ -f "$kernel" ] || { echo "boot.sh: no kernel $kernel" >&2; exit 1; }
+[ -f "$initrd" ] || { echo "boot.sh: no initramfs $initrd" >&2; exit 1; }
+
+qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$MEM"
+      -smp "$SMP,sockets=$SMP,cores=1,threads=1"
+      -kernel "$kernel" -initrd "$initrd"
+      -append "console=ttyS0 loglevel=7 panic=-1 ptest=$mode ${APPEND:-}"
+      -no-reboot -nic none ${QEMU_EXTRA:-})
+
+if [ "$mode" != run ]; then
+	if [ -n "${QEMU_TIMEOUT:-}" ]; then
+		exec timeout --foreground -k 10 "$QEMU_TIMEOUT" "${qemu[@]}" -nographic
+	fi
+	exec "${qemu[@]}" -nographic
+fi
+
+list=${initrd%.cpio.gz}.list
+if [ -z "${QEMU_TIMEOUT:-}" ]; then
+	QEMU_TIMEOUT=300
+	if [ -f "$list" ]; then
+		QEMU_TIMEOUT=$(awk -v t=300 '!/^#/ && NF { t += ($3 ? $3 : 60) + 5 } END { print t }' "$list")
+	fi
+fi
+log=${log:-/dev/null}
+mkdir -p "$(dirname "$log")"
+echo "  BOOT    ${kernel##*/build/} smp=$SMP timeout=${QEMU_TIMEOUT}s log=$log"
+start=$(date +%s)
+set +e
+timeout -k 10 "$QEMU_TIMEOUT" "${qemu[@]}" -display none -monitor none \
+	-serial stdio </dev/null | tee "$log" | if [ -n "${QUIET:-}" ]; then cat >/dev/null; else cat; fi
+rc=${PIPESTATUS[0]}
+set -e
+echo "  BOOT    smp=$SMP finished in $(( $(date +%s) - start ))s (qemu rc=$rc)"
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	echo "  BOOT    smp=$SMP: TIMED OUT after ${QEMU_TIMEOUT}s"
+	[ "$log" = /dev/null ] || echo "@@HOST-TIMEOUT ${QEMU_TIMEOUT}s" >> "$log"
+fi
+exit 0

@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mkinitramfs.sh -o OUT.cpio.gz [-t LIST:BINDIR]... [-u BINDIR:NAME]...
+# mkinitramfs.sh -o OUT.cpio.gz -b BASE.cpio.gz -c COMMAND
+#
+# Second form: OUT = BASE plus /etc/ptest-cmd containing COMMAND (the
+# guest's ptest=cmd mode runs it instead of the interactive shell).
+#
+# Build the guest initramfs: busybox-static with its applet links, /init
+# (scripts/guest-init.sh), root + unprivileged "tester" (uid/gid 1000),
+# runas, Debian's perf with its shared libraries, and the tests:
+#   -t LIST:BINDIR  every entry "<binary> <root|user> [timeout]" of LIST,
+#                   binary taken from BINDIR, installed as /tests/<binary>
+#   -u BINDIR:NAME  upstream selftest BINDIR/NAME as /tests/upstream/NAME,
+#                   run as root with a 120s timeout (result upstream:NAME)
+# The merged list is /tests/tests.list and is also written to OUT's
+# sibling OUT-without-.cpio.gz + ".list" for the host-side parser.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=$ROOT/build
+out= lists=() ups=() base= cmd=
+while getopts o:t:u:b:c: opt; do
+	case $opt in
+	o) out=$(readlink -m "$OPTARG") ;;
+	b) base=$OPTARG ;;
+	c) cmd=$OPTARG ;;
+	t) lists+=("$OPTARG") ;;
+	u) ups+=("$OPTARG") ;;
+	*) exit 2 ;;
+	esac
+done
+[ -n "$out" ] || { echo "mkinitramfs.sh: -o OUT missing" >&2; exit 2; }
+
+stage=$(mktemp -d "$B/.initramfs.XXXXXX")
+trap 'rm -rf "$stage" "$out.tmp.$$"' EXIT
+chmod 755 "$stage"
+cd "$stage"
+
+if [ -n "$base" ]; then
+	mkdir etc
+	printf '%s\n' "$cmd" > etc/ptest-cmd
+	{ cat "$base"; printf 'etc\netc/ptest-cmd\n' |
+		cpio -o -H newc --owner=0:0 --quiet | gzip; } > "$out.tmp.$$"
+	mv "$out.tmp.$$" "$out"
+	cp "${base%.cpio.gz}.list" "${out%.cpio.gz}.list"
+	exit 0
+fi
+mkdir -p bin sbin usr/bin usr/sbin etc root tmp proc sys dev tests \
+	 lib/x86_64-linux-gnu lib64
+chmod 1777 tmp
+chmod 700 root
+
+# busybox and its applets
+cp /bin/busybox bin/busybox
+for a in $(bin/busybox --list-full); do
+	[ -e "$a" ] || ln -s /bin/busybox "$a"
+done
+
+install -m 755 "$ROOT/scripts/guest-init.sh" init
+install -m 755 "$B/runas" usr/bin/runas
+
+cat > etc/passwd <<'PW'
+root:x:0:0:root:/root:/bin/sh
+tester:x:1000:1000:tester:/tmp:/bin/sh
+PW
+cat > etc/group <<'GR'
+root:x:0:
+tester:x:1000:
+GR
+echo ptest > etc/hostname
+mknod -m 600 dev/console c 5 1
+mknod -m 666 dev/null c 1 3
+
+# Debian's perf: /usr/bin/perf may be a wrapper script for perf_<ver>.
+perf=/usr/bin/perf
+if [ "$(head -c 4 "$perf" | tr -d '\0')" != $'\x7fELF' ]; then
+	perf=$(ls /usr/bin/perf_[0-9]* 2>/dev/null | sort -V | tail -n 1)
+fi
+[ -n "$perf" ] && [ -x "$perf" ] || { echo "mkinitramfs.sh: no perf binary (make deps)" >&2; exit 1; }
+cp "$perf" usr/bin/perf
+for lib in $(ldd "$perf" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+	mkdir -p ".$(dirname "$lib")"
+	cp -L "$lib" ".$lib"
+done
+
+# tests
+: > tests/tests.list
+for spec in ${lists[@]+"${lists[@]}"}; do
+	list=${spec%%:*} bindir=${spec#*:}
+	[ -f "$list" ] || { echo "mkinitramfs.sh: no test list $list" >&2; exit 1; }
+	while read -r bin who to _; do
+		case $bin in ''|'#'*) continue ;; esac
+		case $who in root|user) ;; *)
+			echo "mkinitramfs.sh: $list: '$bin': 2nd field must be root or user" >&2
+			exit 1 ;;
+		esac
+		[ -f "$bindir/$bin" ] || { echo "mkinitramfs.sh: test binary $bindir/$bin missing" >&2; exit 1; }
+		mkdir -p "tests/$(dirname "$bin")"
+		install -m 755 "$bindir/$bin" "tests/$bin"
+		echo "$bin $who ${to:-60}" >> tests/tests.list
+	done < "$list"
+done
+for spec in ${ups[@]+"${ups[@]}"}; do
+	bindir=${spec%%:*} name=${spec#*:}
+	mkdir -p tests/upstream
+	install -m 755 "$bindir/$name" "tests/upstream/$name"
+	echo "upstream/$name root 120" >> tests/tests.list
+done
+
+mkdir -p "$(dirname "$out")"
+find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc --owner=0:0 --quiet | gzip -6 > "$out.tmp.$$"
+cp tests/tests.list "${out%.cpio.gz}.list.tmp.$$"
+mv "${out%.cpio.gz}.list.tmp.$$" "${out%.cpio.gz}.list"
+mv "$out.tmp.$$" "$out"
+echo "  INITRD  ${out#"$ROOT"/} ($(du -k "$out" | cut -f1) KiB, $(grep -c . tests/tests.list || true) tests)"
