@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# checkpatch.sh [RESULT-FILE]
+#
+# Run upstream's scripts/checkpatch.pl (from the unmodified build/linux-stock)
+# with --no-tree -f over our C/H files and print a summary.  Without
+# RESULT-FILE: exit 1 if checkpatch reported ERRORs.  With RESULT-FILE
+# (used by "make test"): always exit 0 and write "PASS checkpatch" or
+# "FAIL checkpatch: ..." there (only ERRORs fail; warnings are reported).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+result=${1:-}
+"$ROOT/scripts/prepare-tree.sh" stock
+cp=$ROOT/build/linux-stock/scripts/checkpatch.pl
+
+cd "$ROOT"
+mapfile -t files < <(
+	{ find kernel/events arch/x86/events -name '*.[ch]' 2>/dev/null
+	  ls include/linux/perf_event.h 2>/dev/null
+	  ls tools/testing/selftests/perf_events/*.c 2>/dev/null; } | LC_ALL=C sort)
+
+errs=0 warns=0 checks=0 bad=()
+for f in ${files[@]+"${files[@]}"}; do
+	out=$(perl "$cp" --no-tree -f --terse --show-types --no-summary "$f" 2>&1 || true)
+	e=$(grep -c ': ERROR:' <<<"$out" || true)
+	w=$(grep -c ': WARNING:' <<<"$out" || true)
+	c=$(grep -c ': CHECK:' <<<"$out" || true)
+	errs=$((errs + e)) warns=$((warns + w)) checks=$((checks + c))
+	if [ "$e" != 0 ] || [ "$w" != 0 ]; then
+		printf '  %-60s %3d errors %3d warnings\n' "$f" "$e" "$w"
+		grep -E ': (ERROR|WARNING):' <<<"$out" | head -n 20 | sed 's/^/      /'
+	fi
+	[ "$e" != 0 ] && bad+=("$f")
+done
+summary="checkpatch: ${#files[@]} files, $errs errors, $warns warnings"
+echo "$summary"
+if [ -n "$result" ]; then
+	mkdir -p "$(dirname "$result")"
+	if [ $errs = 0 ]; then
+		echo "PASS checkpatch" > "$result"
+	else
+		echo "FAIL checkpatch: $errs errors in ${bad[*]}" > "$result"
+	fi
+	exit 0
+fi
+[ $errs = 0 ]
