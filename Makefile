@@ -1,0 +1,182 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build/test harness for our perf_event subsystem on Linux 6.12.
+# See README.  Main targets: "make run", "make test".
+
+ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+B    := $(ROOT)/build
+S    := $(ROOT)/scripts
+C    := $(ROOT)/config
+
+# Knobs
+SMP              ?= 2
+TEST_SMPS        ?= 2 1
+CMD              ?=
+PTEST_DIR        ?= $(ROOT)/tools/testing/selftests/perf_events
+UPSTREAM_TESTS   := sigtrap_threads remove_on_exec watermark_signal mmap
+UPSTREAM_IN_TEST ?=
+UPSTREAM_KERNEL  ?= ours
+JOBS             ?= 3
+
+TEST_FRAGS  := $(C)/base.config $(C)/test.config
+BENCH_FRAGS := $(C)/base.config $(C)/bench.config
+BZ          := arch/x86/boot/bzImage
+HDRS        := $(B)/headers
+PTEST_OUT   := $(B)/ptests
+UP_OUT      := $(B)/upstream-tests
+UP_SRC      := $(B)/linux-stock/tools/testing/selftests/perf_events
+
+# Every kernel build (and headers_install) runs under flock
+# build/.kbuild.lock: only one kernel build at a time fits on this machine.
+# Building the test userspace/initramfs and booting it for tests runs under
+# build/.test.lock: those outputs are shared by everyone using this checkout.
+KLOCK = $(S)/locked.sh kbuild
+TLOCK = $(S)/locked.sh test
+
+.PHONY: all help deps tree stock-tree kernel stock bench-kernel stock-bench \
+	headers ptests runas upstream-bins initramfs initramfs-upstream \
+	test _test test-build check stock-test _stock-test upstream-selftests \
+	_upstream-selftests run \
+	clean distclean
+
+all: help
+
+help:
+	@echo 'make run [CMD=...] [SMP=n]  build our kernel, boot it (perf stat demo + shell,'
+	@echo '                             or run CMD and power off)'
+	@echo 'make test                    build + run all tests at smp 2 and 1, checkpatch'
+	@echo 'make check                   checkpatch over our sources'
+	@echo 'make kernel|stock            build our / the unmodified test kernel'
+	@echo 'make stock-test              run the tests on the unmodified kernel'
+	@echo 'make upstream-selftests      run upstream 6.12 perf_events selftests'
+	@echo 'make bench-kernel|stock-bench  lean kernels (config/bench.config)'
+	@echo 'make deps|clean|distclean'
+
+deps:
+	@$(S)/deps.sh
+
+# ---- source trees -------------------------------------------------------
+tree: deps
+	@$(S)/prepare-tree.sh ours
+	@$(S)/check-tree.sh
+
+stock-tree: deps
+	@$(S)/prepare-tree.sh stock
+
+# ---- kernels ------------------------------------------------------------
+kernel: deps
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh ours $(B)/obj-test $(TEST_FRAGS) -- bzImage
+
+stock: deps
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh stock $(B)/obj-stock $(TEST_FRAGS) -- bzImage
+
+bench-kernel: deps
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh ours $(B)/obj-bench $(BENCH_FRAGS) -- bzImage
+
+stock-bench: deps
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh stock $(B)/obj-stock-bench $(BENCH_FRAGS) -- bzImage
+
+# uapi headers from OUR tree (our include/uapi/linux/perf_event.h)
+headers: deps
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh ours $(B)/obj-test -- \
+		headers_install INSTALL_HDR_PATH=$(HDRS)
+
+# ---- guest userspace ----------------------------------------------------
+runas: deps
+	@mkdir -p $(B)
+	@[ $(B)/runas -nt $(S)/runas.c ] || \
+		gcc -static -O2 -Wall -o $(B)/runas $(S)/runas.c
+
+# Our selftests (owned by the tests engineer): their Makefile builds one
+# static binary per test into OUTPUT; $(PTEST_DIR)/tests.list lists them.
+ptests: headers
+	@if [ -f $(PTEST_DIR)/Makefile ]; then \
+		MAKEFLAGS= $(TLOCK) $(MAKE) --no-print-directory -C $(PTEST_DIR) \
+			OUTPUT=$(PTEST_OUT) \
+			KHDR_INCLUDES="-isystem $(HDRS)/include" \
+			SELFTEST_DIR=$(B)/linux/tools/testing/selftests; \
+	else \
+		echo "  WARN    no $(PTEST_DIR)/Makefile: no tests"; \
+	fi
+
+# Upstream 6.12 perf_events selftests, built against our uapi headers.
+upstream-bins: headers stock-tree
+	@$(TLOCK) sh -ec 'mkdir -p $(UP_OUT); for t in $(UPSTREAM_TESTS); do \
+		echo "  CC      upstream-tests/$$t"; \
+		gcc -static -pthread -O2 -Wall -Wl,-no-as-needed \
+			-isystem $(HDRS)/include -I $(B)/linux-stock/tools/testing/selftests \
+			-o $(UP_OUT)/$$t $(UP_SRC)/$$t.c; \
+	done'
+
+initramfs: ptests runas $(if $(UPSTREAM_IN_TEST),upstream-bins)
+	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-test.cpio.gz \
+		$(if $(wildcard $(PTEST_DIR)/tests.list),-t $(PTEST_DIR)/tests.list:$(PTEST_OUT)) \
+		$(foreach t,$(UPSTREAM_IN_TEST),-u $(UP_OUT):$(t))
+
+initramfs-upstream: upstream-bins runas
+	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-upstream.cpio.gz \
+		$(foreach t,$(UPSTREAM_TESTS),-u $(UP_OUT):$(t))
+
+# ---- checks and tests ---------------------------------------------------
+check: stock-tree
+	@$(S)/checkpatch.sh
+
+test-build: kernel initramfs
+
+# The kernel is built before taking build/.test.lock (so a long build
+# doesn't block others' test runs); _test runs under the lock and re-checks
+# it (an incremental no-op).  A build failure still ends in the
+# "N passed, N failed" line.
+test: deps
+	-@$(MAKE) --no-print-directory kernel
+	@$(TLOCK) $(MAKE) --no-print-directory _test
+
+_test:
+	@mkdir -p $(B)/logs; rm -f $(B)/logs/build.result
+	@$(MAKE) --no-print-directory test-build || \
+		echo "FAIL build: kernel, tests or initramfs failed to build (see above)" \
+			> $(B)/logs/build.result
+	@$(S)/checkpatch.sh $(B)/logs/checkpatch.result
+	@if [ -f $(B)/logs/build.result ]; then \
+		python3 $(S)/parse-results.py --result $(B)/logs/build.result \
+			--result $(B)/logs/checkpatch.result; \
+		exit 1; \
+	fi
+	@$(S)/run-tests.sh test $(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz \
+		"$(TEST_SMPS)" $(B)/logs/checkpatch.result
+
+stock-test: deps
+	-@$(MAKE) --no-print-directory stock
+	@$(TLOCK) $(MAKE) --no-print-directory _stock-test
+
+_stock-test: stock initramfs
+	@$(S)/run-tests.sh stock $(B)/obj-stock/$(BZ) \
+		$(B)/initramfs-test.cpio.gz "$(TEST_SMPS)"
+
+UP_KDIR := $(if $(filter stock,$(UPSTREAM_KERNEL)),stock,test)
+upstream-selftests: deps
+	-@$(MAKE) --no-print-directory $(if $(filter stock,$(UPSTREAM_KERNEL)),stock,kernel)
+	@$(TLOCK) $(MAKE) --no-print-directory _upstream-selftests
+
+_upstream-selftests: $(if $(filter stock,$(UPSTREAM_KERNEL)),stock,kernel) initramfs-upstream
+	@$(S)/run-tests.sh upstream-$(UPSTREAM_KERNEL) $(B)/obj-$(UP_KDIR)/$(BZ) \
+		$(B)/initramfs-upstream.cpio.gz "$(SMP)"
+
+run: kernel initramfs
+ifeq ($(strip $(CMD)),)
+	@SMP=$(SMP) $(S)/boot.sh $(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz cmd
+else
+	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-run.cpio.gz \
+		-b $(B)/initramfs-test.cpio.gz -c '$(subst ','\'',$(CMD))'
+	@SMP=$(SMP) QEMU_TIMEOUT=$${QEMU_TIMEOUT:-900} $(S)/boot.sh \
+		$(B)/obj-test/$(BZ) $(B)/initramfs-run.cpio.gz cmd
+endif
+
+# ---- cleaning -----------------------------------------------------------
+clean:
+	rm -rf $(B)/obj-test $(B)/obj-stock $(B)/obj-bench $(B)/obj-stock-bench \
+		$(HDRS) $(PTEST_OUT) $(UP_OUT) $(B)/logs $(B)/runas \
+		$(B)/initramfs-*.cpio.gz $(B)/initramfs-*.list $(B)/.initramfs.*
+
+distclean: clean
+	rm -rf $(B)/linux $(B)/linux-stock $(B)/linux.tmp.* $(B)/linux-stock.tmp.*
