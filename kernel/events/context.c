@@ -265,8 +265,7 @@ static int __perf_install_event(struct perf_event_context *ctx, void *info)
 	if (ctx->dead)
 		return -ESRCH;
 
-	if (ctx->is_active)
-		perf_ctx_update_time(ctx);
+	perf_ctx_update_time(ctx);
 	perf_ctx_add_event_locked(ctx, event);
 
 	if (!ctx->is_active || event->state != PERF_EVENT_STATE_INACTIVE)
@@ -303,15 +302,18 @@ int perf_install_event(struct perf_event_context *ctx,
 static int __perf_remove_event(struct perf_event_context *ctx, void *info)
 {
 	struct perf_event *event = info;
+	bool promotes = event->group_leader == event && event->nr_siblings;
 
-	if (ctx->is_active)
-		perf_ctx_update_time(ctx);
+	perf_ctx_update_time(ctx);
 	if (event->group_leader == event)
 		perf_group_sched_out(ctx, event);
 	else
 		perf_event_sched_out(ctx, event);
 	perf_event_update_times(event);
 	perf_ctx_del_event_locked(ctx, event);
+	/* a removed leader's siblings carry on as groups of their own */
+	if (promotes && ctx->is_active)
+		perf_ctx_sched_in(ctx);
 	return 0;
 }
 

@@ -14,7 +14,8 @@
 /**
  * perf_event_enable_locked - move an event from OFF (or ERROR) to enabled
  *
- * ctx->lock held, on the context's CPU. Starts it if its group is live.
+ * ctx->lock held, on the context's CPU, context time already updated.
+ * Starts it if its group is live.
  */
 void perf_event_enable_locked(struct perf_event_context *ctx,
 			      struct perf_event *event)
@@ -25,7 +26,6 @@ void perf_event_enable_locked(struct perf_event_context *ctx,
 	    event->state <= PERF_EVENT_STATE_EXIT)
 		return;
 
-	perf_ctx_update_time(ctx);
 	perf_event_set_state(event, PERF_EVENT_STATE_INACTIVE);
 	if (!ctx->is_active)
 		return;
@@ -49,7 +49,6 @@ static int __perf_event_disable(struct perf_event_context *ctx, void *info)
 	if (event->state < PERF_EVENT_STATE_INACTIVE)
 		return 0;
 
-	perf_ctx_update_time(ctx);
 	if (event->group_leader == event)
 		perf_group_sched_out(ctx, event);
 	else
@@ -69,35 +68,63 @@ static int __perf_event_reset(struct perf_event_context *ctx, void *info)
 	return 0;
 }
 
-/* Apply @fn to @event and to each child it passed on by inheritance. */
-static void perf_event_apply(struct perf_event *event, perf_ctx_fn fn)
-{
-	struct perf_event *child;
+struct perf_group_op {
+	struct perf_event	*event;
+	perf_ctx_fn		fn;
+	bool			group;
+};
 
-	perf_ctx_call(event->ctx, fn, event);
+/*
+ * One operation on an event or its whole group, under one ctx->lock and
+ * one context-time update, so every member switches at the same instant
+ * and the members' times stay equal. Siblings go first: enabling them
+ * before the leader lets the leader take the whole group on at once.
+ */
+static int __perf_group_op(struct perf_event_context *ctx, void *info)
+{
+	struct perf_group_op *op = info;
+	struct perf_event *leader = op->event->group_leader;
+	struct perf_event *sibling;
+
+	perf_ctx_update_time(ctx);
+	if (!op->group)
+		return op->fn(ctx, op->event);
+
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
+		op->fn(ctx, sibling);
+	return op->fn(ctx, leader);
+}
+
+/* Apply @fn to the children @event passed on by inheritance. */
+static void perf_event_apply_children(struct perf_event *event,
+				      perf_ctx_fn fn)
+{
+	struct perf_group_op op = { .fn = fn };
 
 	mutex_lock(&event->child_mutex);
-	list_for_each_entry(child, &event->child_list, child_entry)
-		perf_ctx_call(child->ctx, fn, child);
+	list_for_each_entry(op.event, &event->child_list, child_entry)
+		perf_ctx_call(op.event->ctx, __perf_group_op, &op);
 	mutex_unlock(&event->child_mutex);
 }
 
-/* The event, or with @group every member of its group, leader first. */
+/* The event, or with @group every member of its group, and their children. */
 static int perf_event_apply_group(struct perf_event *event, bool group,
 				  perf_ctx_fn fn)
 {
+	struct perf_group_op op = { .event = event, .fn = fn, .group = group };
 	struct perf_event_context *ctx = event->ctx;
 	struct perf_event *leader, *sibling;
 
 	mutex_lock(&ctx->mutex);
+	perf_ctx_call(ctx, __perf_group_op, &op);
 	if (!group) {
-		perf_event_apply(event, fn);
+		perf_event_apply_children(event, fn);
 	} else {
 		leader = event->group_leader;
-		perf_event_apply(leader, fn);
+		perf_event_apply_children(leader, fn);
 		list_for_each_entry(sibling, &leader->sibling_list,
 				    sibling_entry)
-			perf_event_apply(sibling, fn);
+			perf_event_apply_children(sibling, fn);
 	}
 	mutex_unlock(&ctx->mutex);
 	return 0;
@@ -166,7 +193,8 @@ int perf_event_ctl_period(struct perf_event *event, u64 value)
 
 	mutex_lock(&ctx->mutex);
 	event->attr.sample_period = value;
-	perf_event_apply(event, __perf_event_period);
+	perf_ctx_call(ctx, __perf_event_period, event);
+	perf_event_apply_children(event, __perf_event_period);
 	mutex_unlock(&ctx->mutex);
 	return 0;
 }
@@ -200,6 +228,7 @@ void perf_event_disable_local(struct perf_event *event)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&ctx->lock, flags);
+	perf_ctx_update_time(ctx);
 	__perf_event_disable(ctx, event);
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 }

@@ -117,12 +117,13 @@ size_t perf_read_size(struct perf_event *event)
 	return size + nr * entry;
 }
 
-/* Append one member's value, id and lost count. */
-static int perf_read_put_entry(u64 *values, int n, struct perf_event *event,
-			       u64 value)
+/*
+ * Append one member's value, id and lost count, in the layout of the
+ * event being read (@format), whatever the member's own read_format.
+ */
+static int perf_read_put_entry(u64 *values, int n, u64 format,
+			       struct perf_event *event, u64 value)
 {
-	u64 format = event->attr.read_format;
-
 	values[n++] = value;
 	if (format & PERF_FORMAT_ID)
 		values[n++] = event->id;
@@ -159,10 +160,10 @@ static int perf_read_fill(struct perf_event *event, u64 *values)
 		values[n++] = enabled;
 	if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
 		values[n++] = running;
-	n = perf_read_put_entry(values, n, leader, value);
+	n = perf_read_put_entry(values, n, format, leader, value);
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
 		value = perf_event_total(sibling, NULL, NULL);
-		n = perf_read_put_entry(values, n, sibling, value);
+		n = perf_read_put_entry(values, n, format, sibling, value);
 	}
 	return n;
 }
@@ -190,7 +191,7 @@ ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 		ret = -ENOSPC;
 		goto unlock;
 	}
-	values = kmalloc(size, GFP_KERNEL);
+	values = kzalloc(size, GFP_KERNEL);
 	if (!values) {
 		ret = -ENOMEM;
 		goto unlock;

@@ -19,11 +19,14 @@
 
 #include "internal.h"
 
+/*
+ * The context time as of its last update. Every operation under
+ * ctx->lock updates it once first, so all events touched by one
+ * operation see the same instant and a group's members keep equal times.
+ */
 u64 perf_ctx_time_now(struct perf_event_context *ctx)
 {
-	if (!ctx->is_active)
-		return ctx->time;
-	return ctx->time + (perf_clock() - ctx->timestamp);
+	return ctx->time;
 }
 
 void perf_ctx_update_time(struct perf_event_context *ctx)
@@ -275,7 +278,6 @@ static void perf_ctx_rotate(struct perf_event_context *ctx)
 {
 	if (!ctx->rotate_necessary || list_empty(&ctx->flexible_groups))
 		return;
-	perf_ctx_update_time(ctx);
 	list_rotate_left(&ctx->flexible_groups);
 	perf_ctx_resched(ctx);
 }

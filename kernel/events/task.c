@@ -271,6 +271,7 @@ static int __perf_enable_on_exec(struct perf_event_context *ctx, void *info)
 {
 	struct perf_event *event;
 
+	perf_ctx_update_time(ctx);
 	list_for_each_entry(event, &ctx->event_list, event_entry) {
 		if (!event->attr.enable_on_exec ||
 		    event->state != PERF_EVENT_STATE_OFF)

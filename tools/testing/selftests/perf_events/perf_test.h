@@ -275,34 +275,6 @@ static inline int pt_fault_pages(int npages)
 	return 0;
 }
 
-/*
- * Count exactly npages user page faults on fd: run ENABLE(ioc_arg) / touch
- * npages fresh pages / DISABLE(ioc_arg). The identical code path is first
- * run once with DISABLE in place of ENABLE on a throw-away mapping, so that
- * text, stack and vDSO faults of the path itself (e.g. after fork() left
- * the text unmapped in a test child) happen outside the counted window.
- */
-static __attribute__((noinline, unused)) int pt_touch_window(int fd, int npages,
-						      unsigned long ioc_arg)
-{
-	int pass;
-
-	for (pass = 0; pass < 2; pass++) {
-		char *p = pt_map_pages(npages);
-
-		if (!p)
-			return -1;
-		if (ioctl(fd, pass ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE,
-			  ioc_arg))
-			return -1;
-		pt_touch(p, npages);
-		if (ioctl(fd, PERF_EVENT_IOC_DISABLE, ioc_arg))
-			return -1;
-		pt_unmap_pages(p, npages);
-	}
-	return 0;
-}
-
 static inline __u64 pt_now_ns(void)
 {
 	struct timespec ts;
@@ -330,6 +302,40 @@ static inline void pt_spin_ns(__u64 ns)
 
 	while (pt_thread_cpu_ns() - start < ns)
 		;
+}
+
+/*
+ * Count exactly npages user page faults on fd: run ENABLE(ioc_arg) / touch
+ * npages fresh pages / DISABLE(ioc_arg). The identical code path is first
+ * run once with DISABLE in place of ENABLE on a throw-away mapping, so that
+ * text, stack and vDSO faults of the path itself (e.g. after fork() left
+ * the text unmapped in a test child) happen outside the counted window.
+ */
+static __attribute__((noinline, unused)) int pt_touch_window(int fd, int npages,
+						      unsigned long ioc_arg)
+{
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		char *p = pt_map_pages(npages);
+
+		if (!p)
+			return -1;
+		if (ioctl(fd, pass ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE,
+			  ioc_arg))
+			return -1;
+		pt_touch(p, npages);
+		/*
+		 * Keep the window open for a few ms of CPU time: under TCG the
+		 * kernel's clock can stand still for up to a tick, and tests
+		 * assert that running time advanced.
+		 */
+		pt_spin_ns(2000000);
+		if (ioctl(fd, PERF_EVENT_IOC_DISABLE, ioc_arg))
+			return -1;
+		pt_unmap_pages(p, npages);
+	}
+	return 0;
 }
 
 /* Sleep without burning CPU. */
