@@ -39,6 +39,8 @@ struct perf_event_context {
 	struct list_head		flexible_groups;
 	int				nr_events;
 	int				nr_active;
+	/* active events on hardware PMUs, for exclusive groups */
+	int				nr_active_hw;
 	bool				is_active;
 	/* a flexible group did not fit: rotate on the next tick */
 	bool				rotate_necessary;

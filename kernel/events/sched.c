@@ -77,6 +77,18 @@ bool perf_event_filter_match(struct perf_event *event)
 	return true;
 }
 
+static bool perf_group_is_software(struct perf_event *leader)
+{
+	struct perf_event *sibling;
+
+	if (!is_software_event(leader))
+		return false;
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
+		if (!is_software_event(sibling))
+			return false;
+	return true;
+}
+
 /**
  * perf_event_sched_in - put one event on its PMU
  *
@@ -103,6 +115,8 @@ int perf_event_sched_in(struct perf_event_context *ctx,
 		return err;
 	}
 	ctx->nr_active++;
+	if (!is_software_event(event))
+		ctx->nr_active_hw++;
 	return 0;
 }
 
@@ -116,6 +130,8 @@ void perf_event_sched_out(struct perf_event_context *ctx,
 	perf_event_set_state(event, PERF_EVENT_STATE_INACTIVE);
 	event->oncpu = -1;
 	ctx->nr_active--;
+	if (!is_software_event(event))
+		ctx->nr_active_hw--;
 }
 
 /**
@@ -139,11 +155,13 @@ int perf_group_sched_in(struct perf_event_context *ctx,
 		return 0;
 
 	/*
-	 * An exclusive group has the context's PMUs to itself: it goes on
-	 * only when nothing else is on, and keeps everything else off.
+	 * An exclusive group has the context's hardware to itself: it goes
+	 * on only when no other hardware event is on, and keeps the others
+	 * off. Software-only groups cost no hardware and always go on.
 	 */
-	if (ctx->exclusive_active ||
-	    (leader->attr.exclusive && ctx->nr_active)) {
+	if (!perf_group_is_software(leader) &&
+	    (ctx->exclusive_active ||
+	     (leader->attr.exclusive && ctx->nr_active_hw))) {
 		err = -EBUSY;
 		goto fail_busy;
 	}
@@ -168,7 +186,7 @@ int perf_group_sched_in(struct perf_event_context *ctx,
 		if (err)
 			goto fail_siblings;
 	}
-	if (leader->attr.exclusive)
+	if (leader->attr.exclusive && !perf_group_is_software(leader))
 		ctx->exclusive_active = true;
 	return 0;
 
@@ -195,7 +213,8 @@ void perf_group_sched_out(struct perf_event_context *ctx,
 {
 	struct perf_event *sibling;
 
-	if (leader->state == PERF_EVENT_STATE_ACTIVE && leader->attr.exclusive)
+	if (leader->state == PERF_EVENT_STATE_ACTIVE &&
+	    leader->attr.exclusive && !perf_group_is_software(leader))
 		ctx->exclusive_active = false;
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
 		perf_event_sched_out(ctx, sibling);
