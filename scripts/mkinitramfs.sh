@@ -24,10 +24,10 @@ out= lists=() ups=() base= cmd=
 while getopts o:t:u:b:c: opt; do
 	case $opt in
 	o) out=$(readlink -m "$OPTARG") ;;
-	b) base=$OPTARG ;;
+	b) base=$(readlink -m "$OPTARG") ;;
 	c) cmd=$OPTARG ;;
-	t) lists+=("$OPTARG") ;;
-	u) ups+=("$OPTARG") ;;
+	t) lists+=("$(readlink -m "${OPTARG%%:*}"):$(readlink -m "${OPTARG#*:}")") ;;
+	u) ups+=("$(readlink -m "${OPTARG%%:*}"):${OPTARG#*:}") ;;
 	*) exit 2 ;;
 	esac
 done
