@@ -14,6 +14,7 @@
 #include <linux/smp.h>
 #include <linux/sched/task.h>
 #include <linux/sched/signal.h>
+#include <linux/wait_bit.h>
 
 #include "internal.h"
 
@@ -44,8 +45,10 @@ struct perf_event_context *perf_ctx_alloc(struct task_struct *task, int cpu)
 	if (!ctx)
 		return NULL;
 	perf_ctx_init(ctx, task, cpu);
-	if (task)
+	if (task) {
 		get_task_struct(task);
+		static_branch_inc(&perf_sched_events);
+	}
 	return ctx;
 }
 
@@ -70,12 +73,17 @@ static void perf_ctx_free_rcu(struct rcu_head *head)
  */
 void perf_ctx_put(struct perf_event_context *ctx)
 {
-	if (!refcount_dec_and_test(&ctx->refcount))
+	if (!refcount_dec_and_test(&ctx->refcount)) {
+		/* perf_event_free_task() may wait for the last user */
+		wake_up_var(&ctx->refcount);
 		return;
+	}
 	/* CPU contexts are static and never reach zero */
 	if (WARN_ON_ONCE(!ctx->task))
 		return;
+	WARN_ON_ONCE(ctx->is_active);
 	put_task_struct(ctx->task);
+	static_branch_dec(&perf_sched_events);
 	call_rcu(&ctx->rcu_head, perf_ctx_free_rcu);
 }
 
@@ -132,8 +140,9 @@ struct perf_event_context *perf_find_get_context(struct task_struct *task,
 	mutex_unlock(&task->perf_event_mutex);
 
 	if (new) {
-		put_task_struct(new->task);
-		kfree(new);
+		/* lost the race to create it, or the task is exiting */
+		refcount_set(&new->refcount, 1);
+		perf_ctx_put(new);
 	}
 	return ctx;
 }

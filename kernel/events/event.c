@@ -19,7 +19,10 @@
 
 static atomic64_t perf_event_next_id;
 
-/* task-bound events need the context-switch hooks */
+/*
+ * On while any task context exists: the context-switch hooks must see
+ * every task context, or one could stay active on a CPU its task left.
+ */
 DEFINE_STATIC_KEY_FALSE(perf_sched_events);
 
 static u64 perf_clock_monotonic(void)
@@ -166,9 +169,6 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	if (err)
 		goto err_pmu;
 
-	if (task)
-		static_branch_inc(&perf_sched_events);
-
 	return event;
 
 err_pmu:
@@ -201,10 +201,8 @@ void perf_event_free(struct perf_event *event)
 	security_perf_event_free(event);
 	if (event->pmu)
 		module_put(event->pmu->module);
-	if (event->hw.target) {
-		static_branch_dec(&perf_sched_events);
+	if (event->hw.target)
 		put_task_struct(event->hw.target);
-	}
 	if (event->parent)
 		perf_event_put(event->parent);
 	put_pid_ns(event->ns);

@@ -29,7 +29,9 @@ static __poll_t perf_poll(struct file *file, poll_table *wait)
 	struct perf_event *event = file->private_data;
 
 	poll_wait(file, &event->waitq, wait);
-	if (READ_ONCE(event->state) == PERF_EVENT_STATE_EXIT)
+	/* hung up once the task and every inherited copy are gone */
+	if (READ_ONCE(event->state) == PERF_EVENT_STATE_EXIT &&
+	    list_empty_careful(&event->child_list))
 		return EPOLLHUP;
 	return 0;
 }
@@ -91,6 +93,7 @@ static long perf_ioctl_modify(struct perf_event *event, void __user *uattr)
 {
 	struct perf_event_attr attr;
 	u32 size;
+	int err;
 
 	if (get_user(size, (u32 __user *)(uattr +
 					  offsetof(struct perf_event_attr,
@@ -100,8 +103,9 @@ static long perf_ioctl_modify(struct perf_event *event, void __user *uattr)
 		size = PERF_ATTR_SIZE_VER0;
 	if (size < PERF_ATTR_SIZE_VER0 || size > PAGE_SIZE)
 		return -E2BIG;
-	if (copy_struct_from_user(&attr, sizeof(attr), uattr, size))
-		return -EFAULT;
+	err = copy_struct_from_user(&attr, sizeof(attr), uattr, size);
+	if (err)
+		return err;
 	if (attr.type != event->attr.type)
 		return -EINVAL;
 	/* only breakpoints can be changed in place */

@@ -44,8 +44,10 @@ struct perf_event_context {
 	bool				is_active;
 	/* a flexible group did not fit: rotate on the next tick */
 	bool				rotate_necessary;
-	/* an exclusive group is on the PMUs: nothing else may join */
-	bool				exclusive_active;
+	/* fork is walking the group lists: keep their order */
+	bool				rotate_disable;
+	/* the exclusive group on the PMUs, which nothing else may join */
+	struct perf_event		*exclusive_leader;
 	/* the task has gone: no more events may be installed */
 	bool				dead;
 	int				active_cpu;

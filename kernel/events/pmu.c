@@ -170,10 +170,11 @@ int perf_pmu_register(struct pmu *pmu, const char *name, int type)
 		return -ENOMEM;
 
 	mutex_lock(&pmus_lock);
+	/* reserve the number now, publish the PMU once it is complete */
 	if (type >= 0 && type < PERF_TYPE_MAX)
-		ret = idr_alloc(&pmu_idr, pmu, type, type + 1, GFP_KERNEL);
+		ret = idr_alloc(&pmu_idr, NULL, type, type + 1, GFP_KERNEL);
 	else
-		ret = idr_alloc(&pmu_idr, pmu, PERF_TYPE_MAX, 0, GFP_KERNEL);
+		ret = idr_alloc(&pmu_idr, NULL, PERF_TYPE_MAX, 0, GFP_KERNEL);
 	if (ret < 0)
 		goto unlock;
 
@@ -193,6 +194,7 @@ int perf_pmu_register(struct pmu *pmu, const char *name, int type)
 			goto unlock;
 		}
 	}
+	idr_replace(&pmu_idr, pmu, pmu->type);
 	list_add_tail_rcu(&pmu->entry, &pmus);
 	ret = 0;
 unlock:

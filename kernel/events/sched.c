@@ -160,7 +160,7 @@ int perf_group_sched_in(struct perf_event_context *ctx,
 	 * off. Software-only groups cost no hardware and always go on.
 	 */
 	if (!perf_group_is_software(leader) &&
-	    (ctx->exclusive_active ||
+	    (ctx->exclusive_leader ||
 	     (leader->attr.exclusive && ctx->nr_active_hw))) {
 		err = -EBUSY;
 		goto fail_busy;
@@ -187,7 +187,7 @@ int perf_group_sched_in(struct perf_event_context *ctx,
 			goto fail_siblings;
 	}
 	if (leader->attr.exclusive && !perf_group_is_software(leader))
-		ctx->exclusive_active = true;
+		ctx->exclusive_leader = leader;
 	return 0;
 
 fail_siblings:
@@ -213,9 +213,8 @@ void perf_group_sched_out(struct perf_event_context *ctx,
 {
 	struct perf_event *sibling;
 
-	if (leader->state == PERF_EVENT_STATE_ACTIVE &&
-	    leader->attr.exclusive && !perf_group_is_software(leader))
-		ctx->exclusive_active = false;
+	if (ctx->exclusive_leader == leader)
+		ctx->exclusive_leader = NULL;
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
 		perf_event_sched_out(ctx, sibling);
 	perf_event_sched_out(ctx, leader);
@@ -295,7 +294,8 @@ void perf_ctx_resched(struct perf_event_context *ctx)
  */
 static void perf_ctx_rotate(struct perf_event_context *ctx)
 {
-	if (!ctx->rotate_necessary || list_empty(&ctx->flexible_groups))
+	if (!ctx->rotate_necessary || ctx->rotate_disable ||
+	    list_empty(&ctx->flexible_groups))
 		return;
 	list_rotate_left(&ctx->flexible_groups);
 	perf_ctx_resched(ctx);
@@ -331,11 +331,12 @@ void __perf_event_task_sched_in(struct task_struct *prev,
 {
 	struct perf_event_context *ctx = rcu_dereference_raw(task->perf_event_ctxp);
 
-	if (!ctx || !ctx->nr_events)
+	if (!ctx)
 		return;
 
+	/* nr_events and dead change under the lock: test them there */
 	raw_spin_lock(&ctx->lock);
-	if (!ctx->dead)
+	if (!ctx->dead && ctx->nr_events && !WARN_ON_ONCE(ctx->is_active))
 		perf_ctx_activate(ctx);
 	raw_spin_unlock(&ctx->lock);
 }

@@ -83,8 +83,9 @@ static int perf_check_attr(struct perf_event_attr *attr)
 	}
 	if (!attr->sample_max_stack)
 		attr->sample_max_stack = sysctl_perf_event_max_stack;
-	else if (attr->sample_max_stack > sysctl_perf_event_max_stack)
-		return -EINVAL;
+	else if ((attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+		 attr->sample_max_stack > sysctl_perf_event_max_stack)
+		return -EOVERFLOW;
 #ifndef CONFIG_CGROUP_PERF
 	if (attr->sample_type & PERF_SAMPLE_CGROUP)
 		return -EINVAL;
@@ -373,7 +374,8 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 		err = down_read_interruptible(&task->signal->exec_update_lock);
 		if (err)
 			goto err_task;
-		if (!ptrace_may_access(task, PTRACE_MODE_READ_REALCREDS)) {
+		if (!perfmon_capable() &&
+		    !ptrace_may_access(task, PTRACE_MODE_READ_REALCREDS)) {
 			err = -EACCES;
 			goto err_cred;
 		}

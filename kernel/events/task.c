@@ -10,6 +10,7 @@
 #include <linux/sched/task.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 
 #include "internal.h"
 
@@ -141,11 +142,18 @@ int perf_event_init_task(struct task_struct *child, u64 clone_flags)
 		return 0;
 
 	mutex_lock(&parent_ctx->mutex);
+	/* the walk sleeps; multiplexing must not reorder the list under it */
+	raw_spin_lock_irq(&parent_ctx->lock);
+	parent_ctx->rotate_disable = true;
+	raw_spin_unlock_irq(&parent_ctx->lock);
 	err = perf_inherit_list(&parent_ctx->pinned_groups, child, &child_ctx,
 				clone_flags);
 	if (!err)
 		err = perf_inherit_list(&parent_ctx->flexible_groups, child,
 					&child_ctx, clone_flags);
+	raw_spin_lock_irq(&parent_ctx->lock);
+	parent_ctx->rotate_disable = false;
+	raw_spin_unlock_irq(&parent_ctx->lock);
 	mutex_unlock(&parent_ctx->mutex);
 	perf_ctx_put(parent_ctx);
 	return err;
@@ -168,6 +176,7 @@ static void perf_event_fold_child(struct perf_event *child)
 		     &origin->child_total_time_running);
 	list_del_init(&child->child_entry);
 	mutex_unlock(&origin->child_mutex);
+	wake_up_all(&origin->waitq);
 }
 
 static int __perf_ctx_kill(struct perf_event_context *ctx, void *info)
@@ -254,6 +263,12 @@ void perf_event_free_task(struct task_struct *task)
 		return;
 	RCU_INIT_POINTER(task->perf_event_ctxp, NULL);
 	perf_ctx_teardown(ctx);
+	/*
+	 * The task is freed without an RCU grace period or a look at its
+	 * refcount: wait until a close that raced with the failed fork has
+	 * dropped the child events and context, which pin the task.
+	 */
+	wait_var_event(&ctx->refcount, refcount_read(&ctx->refcount) == 1);
 	perf_ctx_put(ctx);
 }
 
@@ -282,10 +297,37 @@ static int __perf_enable_on_exec(struct perf_event_context *ctx, void *info)
 	return 0;
 }
 
+/*
+ * remove_on_exec: the event stops following the task at exec. Its own
+ * fd keeps the final count (EXIT state); an inherited copy folds into its
+ * origin and goes.
+ */
+static void perf_remove_on_exec(struct perf_event_context *ctx)
+{
+	struct perf_event *event, *tmp;
+
+	mutex_lock(&ctx->mutex);
+	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry) {
+		if (!event->attr.remove_on_exec)
+			continue;
+		perf_remove_event(event);
+		if (event->parent) {
+			perf_event_fold_child(event);
+			perf_event_put(event);
+			perf_ctx_put(ctx);
+		} else {
+			event->state = PERF_EVENT_STATE_EXIT;
+			wake_up_all(&event->waitq);
+		}
+	}
+	mutex_unlock(&ctx->mutex);
+}
+
 /**
  * perf_event_exec - current has exec'd a new program
  *
- * Events opened disabled with enable_on_exec start counting now.
+ * Events opened disabled with enable_on_exec start counting now, and
+ * those opened with remove_on_exec stop following the task.
  */
 void perf_event_exec(void)
 {
@@ -299,6 +341,7 @@ void perf_event_exec(void)
 	if (!ctx)
 		return;
 
+	perf_remove_on_exec(ctx);
 	mutex_lock(&ctx->mutex);
 	perf_ctx_call(ctx, __perf_enable_on_exec, NULL);
 	mutex_unlock(&ctx->mutex);
