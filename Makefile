@@ -132,14 +132,15 @@ test: deps
 	@$(TLOCK) $(MAKE) --no-print-directory _test
 
 _test:
-	@mkdir -p $(B)/logs; rm -f $(B)/logs/build.result
+	@mkdir -p $(B)/logs; rm -f $(B)/logs/build.result $(B)/logs/test.summary
 	@$(MAKE) --no-print-directory test-build || \
 		echo "FAIL build: kernel, tests or initramfs failed to build (see above)" \
 			> $(B)/logs/build.result
 	@$(S)/checkpatch.sh $(B)/logs/checkpatch.result
 	@if [ -f $(B)/logs/build.result ]; then \
 		python3 $(S)/parse-results.py --result $(B)/logs/build.result \
-			--result $(B)/logs/checkpatch.result; \
+			--result $(B)/logs/checkpatch.result \
+			--summary $(B)/logs/test.summary; \
 		exit 1; \
 	fi
 	@$(S)/run-tests.sh test $(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz \

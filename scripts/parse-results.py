@@ -3,6 +3,7 @@
 """Parse guest serial logs into test results.
 
 parse-results.py [--boot SUFFIX:SMP:LIST:LOG]... [--result FILE]...
+                 [--summary FILE]
 
 --boot   one boot: result names get "@SUFFIX"; SMP is the expected CPU
          count; LIST the tests.list that was baked into the initramfs; LOG
@@ -10,6 +11,7 @@ parse-results.py [--boot SUFFIX:SMP:LIST:LOG]... [--result FILE]...
          failing on a missing @@DONE (crash/hang/timeout), a wrong CPU count
          or a kernel report outside any test.
 --result file with extra lines "PASS name" / "FAIL name: reason".
+--summary write the final "N passed, N failed" line to FILE too.
 
 Besides the guest's own verdict (@@RESULT), a test fails if the console
 shows a kernel report between its @@BEGIN and @@RESULT.  Prints details
@@ -173,6 +175,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--boot', action='append', default=[])
     ap.add_argument('--result', action='append', default=[])
+    ap.add_argument('--summary', help='also write the last line here')
     args = ap.parse_args()
 
     allres = []
@@ -209,7 +212,11 @@ def main():
         else:
             print(f'FAIL {name}: {reason}')
     npass = len(allres) - len(failed)
-    print(f'{npass} passed, {len(failed)} failed')
+    summary = f'{npass} passed, {len(failed)} failed'
+    print(summary)
+    if args.summary:
+        with open(args.summary, 'w') as f:
+            f.write(summary + '\n')
     sys.exit(1 if failed or (args.boot and guest_tests == 0) else 0)
 
 

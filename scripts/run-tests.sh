@@ -6,7 +6,8 @@
 # Boot KERNEL+INITRD once per CPU count in SMPS (e.g. "2 1") in ptest=run
 # mode, logging the serial console to build/logs/LABEL-smpN.log, then parse
 # all logs (plus the RESULT-FILEs) into per-test PASS/FAIL lines and the
-# final "N passed, N failed" line.  Exit status 1 if anything failed.
+# final "N passed, N failed" line (also saved in build/logs/LABEL.summary).
+# Exit status 1 if anything failed.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,4 +22,5 @@ for n in $smps; do
 done
 for r in "$@"; do args+=(--result "$r"); done
 echo "  RESULTS serial logs: build/logs/$label-smp*.log"
-exec python3 "$ROOT/scripts/parse-results.py" "${args[@]}"
+exec python3 "$ROOT/scripts/parse-results.py" "${args[@]}" \
+	--summary "$ROOT/build/logs/$label.summary"
