@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh [OURS_BZIMAGE [STOCK_BZIMAGE]]
+#
+# Run tools/testing/perf-bench in our kernel and in the stock kernel
+# (default: the lean kernels build/obj-bench and build/obj-stock-bench,
+# built by "make bench-kernel stock-bench") and print one table:
+# metric, ours, stock, ours/stock.  Exit status 1 if a metric failed or
+# is missing in either kernel (or a boot crashed or timed out).
+#
+# Both kernels boot with identical QEMU settings: those of scripts/boot.sh
+# (TCG, -cpu max, 2G, SMP 2 as 2 sockets) plus deterministic virtual time:
+#   -icount shift=0,sleep=off -seed 1 -rtc clock=vm,base=2024-01-01T00:00:00
+# so one guest nanosecond is one guest instruction and the numbers repeat
+# from run to run, whatever the host load.  icount rules out multi-threaded
+# TCG, hence our own QEMU command line here instead of boot.sh's.
+#
+# Environment:
+#   BENCH_REPS=7        repetitions per metric (the median is reported)
+#   BENCH_SCALE=1       scales every metric's iteration count
+#   BENCH_SETTLE=20     guest ms of idle before each repetition
+#   BENCH_METRICS=      space-separated subset (perf-bench -l lists them)
+#   BENCH_PARALLEL=1    boot both kernels at once (0: one after the other)
+#   BENCH_TIMEOUT=600   seconds per boot
+#   QUIET=1             don't echo the guests' @@BENCH lines
+# Outputs: build/initramfs-bench.cpio.gz, build/perf-bench/perf-bench,
+# build/logs/bench-{ours,stock}.log (serial logs), build/logs/bench.txt
+# (the table).  Runs under build/.bench.lock.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=$ROOT/build
+BZ=arch/x86/boot/bzImage
+ours=$(readlink -m "${1:-$B/obj-bench/$BZ}")
+stock=$(readlink -m "${2:-$B/obj-stock-bench/$BZ}")
+REPS=${BENCH_REPS:-7}
+SCALE=${BENCH_SCALE:-1}
+SETTLE=${BENCH_SETTLE:-20}
+METRICS=${BENCH_METRICS:-}
+PARALLEL=${BENCH_PARALLEL:-1}
+TIMEOUT=${BENCH_TIMEOUT:-600}
+
+for k in "$ours" "$stock"; do
+	[ -f "$k" ] || { echo "bench.sh: no kernel $k (make bench-kernel stock-bench)" >&2; exit 1; }
+done
+
+# One benchmark run at a time per checkout (shared outputs).
+if [ "${BENCH_LOCKED:-}" != 1 ]; then
+	mkdir -p "$B"
+	flock -n "$B/.bench.lock" true ||
+		echo "  WAIT    build/.bench.lock (another make bench is running)"
+	BENCH_LOCKED=1 exec flock "$B/.bench.lock" "$0" "$@"
+fi
+
+start=$(date +%s)
+
+# ---- the benchmark program and its initramfs ------------------------------
+MAKEFLAGS= make -s --no-print-directory -C "$ROOT/tools/testing/perf-bench" \
+	OUTPUT="$B/perf-bench"
+
+for m in $METRICS; do
+	"$B/perf-bench/perf-bench" -l | grep -q "^$m " ||
+		{ echo "bench.sh: unknown metric '$m' (perf-bench -l lists them)" >&2; exit 2; }
+done
+
+initrd=$B/initramfs-bench.cpio.gz
+stage=$(mktemp -d "$B/.initramfs-bench.XXXXXX")
+pids=()
+cleanup() {
+	rm -rf "$stage" "$initrd.tmp.$$"
+	for p in ${pids[@]+"${pids[@]}"}; do kill "$p" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+(
+	cd "$stage"
+	chmod 755 .
+	mkdir -p bin sbin usr/bin usr/sbin proc sys dev tmp
+	cp /bin/busybox bin/busybox
+	for a in $(bin/busybox --list-full); do
+		[ -e "$a" ] || ln -s /bin/busybox "$a"
+	done
+	install -m 755 "$ROOT/scripts/bench-init.sh" init
+	install -m 755 "$B/perf-bench/perf-bench" perf-bench
+	mknod -m 600 dev/console c 5 1
+	mknod -m 666 dev/null c 1 3
+	# Byte-identical image from run to run (fixed mtimes, no gzip
+	# timestamp): the guest then boots into the same memory layout.
+	find . -exec touch -h -d @1704067200 {} +
+	find . -print0 | LC_ALL=C sort -z |
+		cpio --null -o -H newc --owner=0:0 --quiet \
+			--renumber-inodes --ignore-devno | gzip -n -6 > "$initrd.tmp.$$"
+)
+mv "$initrd.tmp.$$" "$initrd"
+echo "  INITRD  ${initrd#"$ROOT"/} ($(du -k "$initrd" | cut -f1) KiB)"
+
+# ---- boots -----------------------------------------------------------------
+append="bench.reps=$REPS bench.scale=$SCALE bench.settle=$SETTLE"
+[ -n "$METRICS" ] && append="$append bench.only=$(echo $METRICS | tr ' ' ,)"
+
+# boot NAME KERNEL LOG: serial console to LOG, its @@BENCH lines echoed
+boot() {
+	local name=$1 kernel=$2 log=$3 t0=$SECONDS rc
+	echo "  BENCH   $name: booting ${kernel#"$ROOT"/}"
+	set +e
+	timeout --foreground -k 10 "$TIMEOUT" qemu-system-x86_64 \
+		-accel tcg,thread=single -cpu max -m 2G \
+		-smp 2,sockets=2,cores=1,threads=1 \
+		-icount shift=0,sleep=off -seed 1 \
+		-rtc clock=vm,base=2024-01-01T00:00:00 \
+		-kernel "$kernel" -initrd "$initrd" \
+		-append "console=ttyS0 loglevel=7 panic=-1 nokaslr norandmaps $append" \
+		-no-reboot -nic none -display none -monitor none -serial stdio \
+		</dev/null 2>&1 | tee "$log" | {
+			if [ -n "${QUIET:-}" ]; then
+				cat >/dev/null
+			else
+				grep --line-buffered -aE '^@@BENCH(-FAIL)? ' |
+					sed -u -e 's/\r$//' -e "s/^/  [$name] /"
+			fi
+			true
+		}
+	rc=${PIPESTATUS[0]}
+	set -e
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		echo "@@BENCH-HOST-TIMEOUT ${TIMEOUT}s" >> "$log"
+	fi
+	echo "  BENCH   $name: done in $((SECONDS - t0))s (qemu rc=$rc)"
+}
+
+mkdir -p "$B/logs"
+logs=("$B/logs/bench-ours.log" "$B/logs/bench-stock.log")
+rm -f "${logs[@]}"
+if [ "$PARALLEL" = 1 ]; then
+	boot ours "$ours" "${logs[0]}" & pids+=($!)
+	boot stock "$stock" "${logs[1]}" & pids+=($!)
+	wait "${pids[@]}"
+	pids=()
+else
+	boot ours "$ours" "${logs[0]}"
+	boot stock "$stock" "${logs[1]}"
+fi
+
+rc=0
+python3 "$ROOT/scripts/bench-report.py" --out "$B/logs/bench.txt" \
+	"${logs[0]}" "${logs[1]}" || rc=$?
+echo "  BENCH   total $(( $(date +%s) - start ))s; serial logs build/logs/bench-{ours,stock}.log"
+exit $rc

@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf-bench: micro-benchmarks of the perf_event core's software-event
+ * paths, run inside a QEMU guest by scripts/bench.sh (make bench).
+ *
+ *   perf-bench [-r REPS] [-s SCALE] [-z SETTLE_MS] [-l] [METRIC...]
+ *
+ * Every metric runs in a child process of its own (pinned to CPU 0, with
+ * an alarm as a watchdog), does one warm-up pass, then REPS repetitions
+ * of N iterations each, every repetition preceded by SETTLE_MS of sleep
+ * (default 20) and timed with clock_gettime(CLOCK_MONOTONIC), and prints
+ *
+ *   @@BENCH-REPS <metric> <ns/op of each repetition, in order>
+ *   @@BENCH <metric> <median> <min> <max> <unit> reps=<r> iters=<n>
+ *
+ * (ns per operation; median/min/max over the repetitions), or
+ *
+ *   @@BENCH-FAIL <metric> <reason>
+ *
+ * when a syscall the metric needs fails (e.g. a feature our kernel does
+ * not have yet), a sanity check on the counts fails, or the child dies.
+ * The last line is "@@BENCH-END ok=<n> failed=<n>"; the exit status is 1
+ * if any metric failed.  -s scales every iteration count (default 1.0),
+ * -l lists the metrics.
+ *
+ * Only software events are used: there is no hardware PMU under QEMU TCG.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_EVENTS	16
+#define MAX_REPS	31
+#define WATCHDOG_S	120	/* per metric, guest seconds */
+
+struct metric;
+typedef int (*bench_fn)(const struct metric *m, long iters, double *ns);
+
+struct metric {
+	const char *name;
+	bench_fn fn;
+	long iters;		/* iterations per repetition (before -s) */
+	int nr_events;
+	int inherit;
+	const char *unit;
+};
+
+static int reps = 7;
+static int settle_ms = 20;
+static char errbuf[256];
+
+/* Record why a metric failed; always returns -1. */
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(errbuf, sizeof(errbuf), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+		     int group_fd, unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+/*
+ * The software events "perf stat" counts by default; event i of a set
+ * uses sw_events[i % 4], so a set always starts with task-clock.
+ */
+static const struct {
+	uint64_t config;
+	const char *name;
+} sw_events[] = {
+	{ PERF_COUNT_SW_TASK_CLOCK,	  "task-clock" },
+	{ PERF_COUNT_SW_CONTEXT_SWITCHES, "context-switches" },
+	{ PERF_COUNT_SW_CPU_MIGRATIONS,	  "cpu-migrations" },
+	{ PERF_COUNT_SW_PAGE_FAULTS,	  "page-faults" },
+};
+
+static void sw_attr(struct perf_event_attr *a, int i, int disabled,
+		    int inherit, uint64_t read_format)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = sw_events[i % 4].config;
+	a->disabled = disabled;
+	a->inherit = inherit;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->read_format = read_format;
+}
+
+/* Open n independent, enabled counting events on the calling task. */
+static int open_set(int *fds, int n, int inherit)
+{
+	struct perf_event_attr a;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sw_attr(&a, i, 0, inherit, 0);
+		fds[i] = perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fds[i] < 0) {
+			int err = errno;
+
+			while (i--)
+				close(fds[i]);
+			errno = err;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void close_set(int *fds, int n)
+{
+	while (n--)
+		close(fds[n]);
+}
+
+/* read() one plain counter (read_format 0). */
+static int read_count(int fd, uint64_t *val)
+{
+	ssize_t r = read(fd, val, sizeof(*val));
+
+	if (r != sizeof(*val))
+		return fail("read: %zd (%s)", r, r < 0 ? strerror(errno) : "short");
+	return 0;
+}
+
+/*
+ * Start of a timed repetition: first sleep settle_ms so that deferred work
+ * of the previous one (RCU callbacks, task_work, kworkers) runs now, not
+ * inside this one; every repetition then starts from the same state.
+ */
+static uint64_t rep_begin(void)
+{
+	if (settle_ms) {
+		struct timespec ts = { settle_ms / 1000, settle_ms % 1000 * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+	return now_ns();
+}
+
+/* Burn roughly @ns of CPU time (so that task-clock has something to count). */
+static void spin(uint64_t ns)
+{
+	uint64_t t0 = now_ns();
+
+	while (now_ns() - t0 < ns)
+		;
+}
+
+/* ---- open/close ----------------------------------------------------- */
+
+static int b_null_syscall(const struct metric *m, long iters, double *ns)
+{
+	int r;
+
+	(void)m;
+	for (r = -1; r < reps; r++) {
+		uint64_t t0 = rep_begin();
+
+		for (long i = 0; i < iters; i++)
+			syscall(SYS_getppid);
+		if (r >= 0)
+			ns[r] = (double)(now_ns() - t0) / iters;
+	}
+	return 0;
+}
+
+static int b_open_close(const struct metric *m, long iters, double *ns)
+{
+	struct perf_event_attr a[MAX_EVENTS];
+	int fds[MAX_EVENTS], n = m->nr_events, r, j;
+
+	for (j = 0; j < n; j++)
+		/* leader disabled, members follow it */
+		sw_attr(&a[j], j, j == 0, 0,
+			n > 1 ? PERF_FORMAT_GROUP | PERF_FORMAT_ID : 0);
+	for (r = -1; r < reps; r++) {
+		uint64_t t0 = rep_begin();
+
+		for (long i = 0; i < iters; i++) {
+			for (j = 0; j < n; j++) {
+				fds[j] = perf_open(&a[j], 0, -1, j ? fds[0] : -1,
+						   PERF_FLAG_FD_CLOEXEC);
+				if (fds[j] < 0) {
+					int err = errno;
+
+					close_set(fds, j);
+					return fail("perf_event_open(%s%s): %s",
+						    sw_events[j % 4].name,
+						    j ? ", group member" : "",
+						    strerror(err));
+				}
+			}
+			close_set(fds, n);
+		}
+		if (r >= 0)
+			ns[r] = (double)(now_ns() - t0) / iters;
+	}
+	return 0;
+}
+
+/* ---- read ------------------------------------------------------------ */
+
+static int b_read(const struct metric *m, long iters, double *ns)
+{
+	struct perf_event_attr a;
+	int fds[MAX_EVENTS], n = m->nr_events, r, j;
+	uint64_t fmt = PERF_FORMAT_TOTAL_TIME_ENABLED |
+		       PERF_FORMAT_TOTAL_TIME_RUNNING;
+	uint64_t buf[3 + 2 * MAX_EVENTS];
+	size_t want;
+	int ret = -1;
+
+	if (n > 1)
+		fmt |= PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+	for (j = 0; j < n; j++) {
+		sw_attr(&a, j, 0, 0, fmt);
+		fds[j] = perf_open(&a, 0, -1, j ? fds[0] : -1, PERF_FLAG_FD_CLOEXEC);
+		if (fds[j] < 0) {
+			int err = errno;
+
+			close_set(fds, j);
+			return fail("perf_event_open(%s%s): %s", sw_events[j % 4].name,
+				    j ? ", group member" : "", strerror(err));
+		}
+	}
+	/* nr, time_enabled, time_running, {value, id} x n  |  value, enabled, running */
+	want = n > 1 ? (3 + 2 * n) * sizeof(uint64_t) : 3 * sizeof(uint64_t);
+	spin(1000000);
+	for (r = -1; r < reps; r++) {
+		uint64_t t0 = rep_begin();
+
+		for (long i = 0; i < iters; i++) {
+			ssize_t got = read(fds[0], buf, sizeof(buf));
+
+			if (got != (ssize_t)want) {
+				fail("read: returned %zd, expected %zu (%s)", got, want,
+				     got < 0 ? strerror(errno) : "wrong size");
+				goto out;
+			}
+		}
+		if (r >= 0)
+			ns[r] = (double)(now_ns() - t0) / iters;
+	}
+	/* sanity: task-clock counted the spin, enabled time is non-zero */
+	if (n > 1 && buf[0] != (uint64_t)n) {
+		fail("group read: nr=%llu, expected %d", (unsigned long long)buf[0], n);
+		goto out;
+	}
+	if ((n > 1 ? buf[3] : buf[0]) == 0 || buf[1] == 0) {
+		fail("read: task-clock or time_enabled is 0 after 1ms of spinning");
+		goto out;
+	}
+	ret = 0;
+out:
+	close_set(fds, n);
+	return ret;
+}
+
+/* ---- ioctl ----------------------------------------------------------- */
+
+static int b_ioctl(const struct metric *m, long iters, double *ns)
+{
+	struct perf_event_attr a;
+	int fd, r, ret = -1;
+
+	(void)m;
+	sw_attr(&a, 0, 1, 0, 0);
+	fd = perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return fail("perf_event_open(task-clock): %s", strerror(errno));
+	for (r = -1; r < reps; r++) {
+		uint64_t t0 = rep_begin();
+
+		for (long i = 0; i < iters; i++) {
+			if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) ||
+			    ioctl(fd, PERF_EVENT_IOC_DISABLE, 0)) {
+				fail("ioctl ENABLE/DISABLE: %s", strerror(errno));
+				goto out;
+			}
+		}
+		if (r >= 0)
+			ns[r] = (double)(now_ns() - t0) / iters;
+	}
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+/* ---- context switches -------------------------------------------------- */
+
+/*
+ * Pipe ping-pong between this task and a forked partner, both on CPU 0.
+ * One operation is a round trip: two context switches.  Without
+ * m->inherit each task opens m->nr_events enabled counting events on
+ * itself; with it, this task opens them with inherit=1 before forking and
+ * the partner gets inherited copies.
+ */
+static int b_ctxsw(const struct metric *m, long iters, double *ns)
+{
+	int p2c[2], c2p[2], fds[MAX_EVENTS], n = m->nr_events, r, nfds = 0;
+	unsigned char msg[2] = { 0, 0 };
+	uint64_t val;
+	pid_t pid;
+	int ret = -1, status;
+
+	if (pipe(p2c) || pipe(c2p))
+		return fail("pipe: %s", strerror(errno));
+	if (m->inherit) {
+		if (open_set(fds, n, 1))
+			return fail("perf_event_open(inherit=1 x%d): %s", n, strerror(errno));
+		nfds = n;
+	}
+	pid = fork();
+	if (pid < 0)
+		return fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int cfds[MAX_EVENTS];
+		unsigned char c;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(p2c[1]);
+		close(c2p[0]);
+		if (!m->inherit && open_set(cfds, n, 0)) {
+			msg[0] = 'E';
+			msg[1] = errno;
+			write(c2p[1], msg, 2);
+			_exit(1);
+		}
+		msg[0] = 'R';
+		msg[1] = 0;
+		write(c2p[1], msg, 2);
+		while (read(p2c[0], &c, 1) == 1 && c != 'q')
+			if (write(c2p[1], &c, 1) != 1)
+				break;
+		_exit(0);
+	}
+	close(p2c[0]);
+	close(c2p[1]);
+	if (read(c2p[0], msg, 2) != 2 || msg[0] != 'R') {
+		if (msg[0] == 'E')
+			fail("partner: perf_event_open(x%d): %s", n, strerror(msg[1]));
+		else
+			fail("partner died during setup");
+		goto out;
+	}
+	if (!m->inherit) {
+		if (open_set(fds, n, 0)) {
+			fail("perf_event_open(x%d): %s", n, strerror(errno));
+			goto out;
+		}
+		nfds = n;
+	}
+	for (r = -1; r < reps; r++) {
+		long it = r < 0 ? iters / 4 + 1 : iters;
+		uint64_t t0 = rep_begin();
+
+		for (long i = 0; i < it; i++) {
+			unsigned char c = 'x';
+
+			if (write(p2c[1], &c, 1) != 1 || read(c2p[0], &c, 1) != 1) {
+				fail("ping-pong: %s", strerror(errno));
+				goto out;
+			}
+		}
+		if (r >= 0)
+			ns[r] = (double)(now_ns() - t0) / iters;
+	}
+	/* sanity: our task-clock event counted something */
+	if (n) {
+		if (read_count(fds[0], &val))
+			goto out;
+		if (!val) {
+			fail("task-clock read 0 after the ping-pong");
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	write(p2c[1], "q", 1);
+	close(p2c[1]);
+	close(c2p[0]);
+	if (waitpid(pid, &status, 0) == pid && ret == 0 &&
+	    !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		ret = fail("partner exited with status 0x%x", status);
+	close_set(fds, nfds);
+	return ret;
+}
+
+/* ---- fork/exit --------------------------------------------------------- */
+
+static int b_fork(const struct metric *m, long iters, double *ns)
+{
+	int fds[MAX_EVENTS], n = m->nr_events, r, ret = -1;
+	uint64_t before, after;
+
+	if (n && open_set(fds, n, 1))
+		return fail("perf_event_open(inherit=1 x%d): %s", n, strerror(errno));
+	if (n && read_count(fds[0], &before))
+		goto out;
+	for (r = -1; r < reps; r++) {
+		long it = r < 0 ? iters / 4 + 1 : iters;
+		uint64_t t0 = rep_begin();
+
+		for (long i = 0; i < it; i++) {
+			int status;
+			pid_t pid = fork();
+
+			if (pid < 0) {
+				fail("fork: %s", strerror(errno));
+				goto out;
+			}
+			if (pid == 0)
+				_exit(0);
+			if (waitpid(pid, &status, 0) != pid ||
+			    !WIFEXITED(status) || WEXITSTATUS(status)) {
+				fail("waitpid: %s, status 0x%x", strerror(errno), status);
+				goto out;
+			}
+		}
+		if (r >= 0)
+			ns[r] = (double)(now_ns() - t0) / iters;
+	}
+	/* sanity: the inherited task-clock kept counting */
+	if (n) {
+		if (read_count(fds[0], &after))
+			goto out;
+		if (after <= before) {
+			fail("inherited task-clock did not advance (%llu -> %llu)",
+			     (unsigned long long)before, (unsigned long long)after);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	if (n)
+		close_set(fds, n);
+	return ret;
+}
+
+/* ---- driver ------------------------------------------------------------ */
+
+/* Iteration counts: about 20-40 ms of guest time per repetition. */
+static const struct metric metrics[] = {
+	{ "null_syscall",	 b_null_syscall, 100000, 0, 0, "ns/op" },
+	{ "open_close_1",	 b_open_close,	 5000,   1, 0, "ns/op" },
+	{ "open_close_group4",	 b_open_close,	 1500,   4, 0, "ns/op" },
+	{ "read_1",		 b_read,	 20000,  1, 0, "ns/op" },
+	{ "read_group4",	 b_read,	 20000,  4, 0, "ns/op" },
+	{ "ioctl_enable_disable", b_ioctl,	 15000,  1, 0, "ns/op" },
+	{ "ctxsw_0",		 b_ctxsw,	 4000,   0, 0, "ns/rt" },
+	{ "ctxsw_1",		 b_ctxsw,	 4000,   1, 0, "ns/rt" },
+	{ "ctxsw_4",		 b_ctxsw,	 4000,   4, 0, "ns/rt" },
+	{ "ctxsw_16",		 b_ctxsw,	 2000,   16, 0, "ns/rt" },
+	{ "ctxsw_inherit_4",	 b_ctxsw,	 4000,   4, 1, "ns/rt" },
+	{ "ctxsw_inherit_16",	 b_ctxsw,	 2000,   16, 1, "ns/rt" },
+	{ "fork_exit_0",	 b_fork,	 200,    0, 0, "ns/op" },
+	{ "fork_exit_inherit_4", b_fork,	 200,    4, 1, "ns/op" },
+};
+#define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Child side: run one metric and print its line. */
+static int run_metric(const struct metric *m, double scale)
+{
+	double ns[MAX_REPS];
+	long iters = (long)(m->iters * scale);
+	cpu_set_t set;
+
+	if (iters < 1)
+		iters = 1;
+	alarm(WATCHDOG_S);
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		printf("@@BENCH-FAIL %s sched_setaffinity(CPU 0): %s\n", m->name,
+		       strerror(errno));
+		return 1;
+	}
+	if (m->fn(m, iters, ns)) {
+		printf("@@BENCH-FAIL %s %s\n", m->name, errbuf);
+		return 1;
+	}
+	printf("@@BENCH-REPS %s", m->name);
+	for (int r = 0; r < reps; r++)
+		printf(" %.1f", ns[r]);
+	printf("\n");
+	qsort(ns, reps, sizeof(ns[0]), cmp_double);
+	printf("@@BENCH %s %.1f %.1f %.1f %s reps=%d iters=%ld\n", m->name,
+	       ns[reps / 2], ns[0], ns[reps - 1], m->unit, reps, iters);
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: perf-bench [-r REPS] [-s SCALE] [-z SETTLE_MS] [-l] [METRIC...]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	double scale = 1.0;
+	int opt, ok = 0, failed = 0;
+	size_t i;
+
+	while ((opt = getopt(argc, argv, "r:s:z:l")) != -1) {
+		switch (opt) {
+		case 'r':
+			reps = atoi(optarg);
+			if (reps < 1 || reps > MAX_REPS)
+				return usage();
+			break;
+		case 's':
+			scale = atof(optarg);
+			if (scale <= 0)
+				return usage();
+			break;
+		case 'z':
+			settle_ms = atoi(optarg);
+			if (settle_ms < 0)
+				return usage();
+			break;
+		case 'l':
+			for (i = 0; i < NR_METRICS; i++)
+				printf("%s %s\n", metrics[i].name, metrics[i].unit);
+			return 0;
+		default:
+			return usage();
+		}
+	}
+	for (int a = optind; a < argc; a++) {
+		for (i = 0; i < NR_METRICS; i++)
+			if (!strcmp(argv[a], metrics[i].name))
+				break;
+		if (i == NR_METRICS) {
+			fprintf(stderr, "perf-bench: unknown metric %s\n", argv[a]);
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("@@BENCH-BEGIN reps=%d scale=%g settle_ms=%d\n", reps, scale, settle_ms);
+
+	for (i = 0; i < NR_METRICS; i++) {
+		const struct metric *m = &metrics[i];
+		int status, sel = optind == argc;
+		pid_t pid;
+
+		for (int a = optind; a < argc; a++)
+			sel |= !strcmp(argv[a], m->name);
+		if (!sel)
+			continue;
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0) {
+			printf("@@BENCH-FAIL %s fork: %s\n", m->name, strerror(errno));
+			failed++;
+			continue;
+		}
+		if (pid == 0)
+			_exit(run_metric(m, scale));
+		if (waitpid(pid, &status, 0) != pid) {
+			printf("@@BENCH-FAIL %s waitpid: %s\n", m->name, strerror(errno));
+			failed++;
+		} else if (WIFSIGNALED(status)) {
+			printf("@@BENCH-FAIL %s killed by signal %d%s\n", m->name,
+			       WTERMSIG(status),
+			       WTERMSIG(status) == SIGALRM ? " (watchdog)" : "");
+			failed++;
+		} else if (WEXITSTATUS(status)) {
+			failed++;	/* the child printed why */
+		} else {
+			ok++;
+		}
+	}
+	printf("@@BENCH-END ok=%d failed=%d\n", ok, failed);
+	return failed ? 1 : 0;
+}
