@@ -181,3 +181,4 @@ clean:
 
 distclean: clean
 	rm -rf $(B)/linux $(B)/linux-stock $(B)/linux.tmp.* $(B)/linux-stock.tmp.*
+include $(ROOT)/bench.mk

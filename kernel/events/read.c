@@ -76,6 +76,10 @@ u64 perf_event_total(struct perf_event *event, u64 *enabled, u64 *running)
 	run = event->total_time_running +
 	      atomic64_read(&event->child_total_time_running);
 
+	/* most events never had children: skip the lock on the read path */
+	if (list_empty_careful(&event->child_list))
+		goto out;
+
 	mutex_lock(&event->child_mutex);
 	list_for_each_entry(child, &event->child_list, child_entry) {
 		perf_event_sync(child);
@@ -84,7 +88,7 @@ u64 perf_event_total(struct perf_event *event, u64 *enabled, u64 *running)
 		run += child->total_time_running;
 	}
 	mutex_unlock(&event->child_mutex);
-
+out:
 	if (enabled)
 		*enabled = ena;
 	if (running)
@@ -178,6 +182,7 @@ ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 				size_t count)
 {
 	struct perf_event_context *ctx = event->ctx;
+	u64 small[8] = { };	/* a single event, or a group of up to three */
 	size_t size;
 	u64 *values;
 	ssize_t ret;
@@ -191,10 +196,13 @@ ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 		ret = -ENOSPC;
 		goto unlock;
 	}
-	values = kzalloc(size, GFP_KERNEL);
-	if (!values) {
-		ret = -ENOMEM;
-		goto unlock;
+	values = small;
+	if (size > sizeof(small)) {
+		values = kzalloc(size, GFP_KERNEL);
+		if (!values) {
+			ret = -ENOMEM;
+			goto unlock;
+		}
 	}
 
 	perf_event_sync(event);
@@ -202,7 +210,8 @@ ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 	ret = size;
 	if (copy_to_user(buf, values, size))
 		ret = -EFAULT;
-	kfree(values);
+	if (values != small)
+		kfree(values);
 unlock:
 	mutex_unlock(&ctx->mutex);
 	return ret;
