@@ -14,6 +14,19 @@
 
 #include "internal.h"
 
+/* @task's context with a reference, or NULL if it has none. */
+static struct perf_event_context *perf_task_ctx_get(struct task_struct *task)
+{
+	struct perf_event_context *ctx;
+
+	mutex_lock(&task->perf_event_mutex);
+	ctx = task->perf_event_ctxp;
+	if (ctx)
+		perf_ctx_get(ctx);
+	mutex_unlock(&task->perf_event_mutex);
+	return ctx;
+}
+
 /* The original event a chain of inheritance started from. */
 static struct perf_event *perf_event_origin(struct perf_event *event)
 {
@@ -133,11 +146,7 @@ int perf_event_init_task(struct task_struct *child, u64 clone_flags)
 	INIT_LIST_HEAD(&child->perf_event_list);
 	memset(child->perf_recursion, 0, sizeof(child->perf_recursion));
 
-	mutex_lock(&current->perf_event_mutex);
-	parent_ctx = current->perf_event_ctxp;
-	if (parent_ctx)
-		perf_ctx_get(parent_ctx);
-	mutex_unlock(&current->perf_event_mutex);
+	parent_ctx = perf_task_ctx_get(current);
 	if (!parent_ctx)
 		return 0;
 
@@ -179,6 +188,24 @@ static void perf_event_fold_child(struct perf_event *child)
 	wake_up_all(&origin->waitq);
 }
 
+/*
+ * An event that no longer follows its task, already off the context's
+ * lists (ctx->mutex held): an inherited copy folds into its origin and
+ * goes; the task's own event keeps its fd with a final count and hangs up.
+ */
+static void perf_event_detach_from_task(struct perf_event_context *ctx,
+					struct perf_event *event)
+{
+	if (event->parent) {
+		perf_event_fold_child(event);
+		perf_event_put(event);
+		perf_ctx_put(ctx);	/* the child's reference */
+		return;
+	}
+	WRITE_ONCE(event->state, PERF_EVENT_STATE_EXIT);
+	wake_up_all(&event->waitq);
+}
+
 static int __perf_ctx_kill(struct perf_event_context *ctx, void *info)
 {
 	struct perf_event *event;
@@ -206,17 +233,8 @@ static void perf_ctx_teardown(struct perf_event_context *ctx)
 	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry) {
 		raw_spin_lock_irq(&ctx->lock);
 		perf_ctx_del_event_locked(ctx, event);
-		if (!event->parent)
-			event->state = PERF_EVENT_STATE_EXIT;
 		raw_spin_unlock_irq(&ctx->lock);
-
-		if (event->parent) {
-			perf_event_fold_child(event);
-			perf_event_put(event);
-			perf_ctx_put(ctx);
-		} else {
-			wake_up_all(&event->waitq);
-		}
+		perf_event_detach_from_task(ctx, event);
 	}
 	mutex_unlock(&ctx->mutex);
 }
@@ -229,11 +247,7 @@ void perf_event_exit_task(struct task_struct *task)
 {
 	struct perf_event_context *ctx;
 
-	mutex_lock(&task->perf_event_mutex);
-	ctx = task->perf_event_ctxp;
-	if (ctx)
-		perf_ctx_get(ctx);
-	mutex_unlock(&task->perf_event_mutex);
+	ctx = perf_task_ctx_get(task);
 	if (!ctx)
 		return;
 
@@ -311,14 +325,7 @@ static void perf_remove_on_exec(struct perf_event_context *ctx)
 		if (!event->attr.remove_on_exec)
 			continue;
 		perf_remove_event(event);
-		if (event->parent) {
-			perf_event_fold_child(event);
-			perf_event_put(event);
-			perf_ctx_put(ctx);
-		} else {
-			event->state = PERF_EVENT_STATE_EXIT;
-			wake_up_all(&event->waitq);
-		}
+		perf_event_detach_from_task(ctx, event);
 	}
 	mutex_unlock(&ctx->mutex);
 }
@@ -333,11 +340,7 @@ void perf_event_exec(void)
 {
 	struct perf_event_context *ctx;
 
-	mutex_lock(&current->perf_event_mutex);
-	ctx = current->perf_event_ctxp;
-	if (ctx)
-		perf_ctx_get(ctx);
-	mutex_unlock(&current->perf_event_mutex);
+	ctx = perf_task_ctx_get(current);
 	if (!ctx)
 		return;
 
