@@ -19,7 +19,7 @@
 #include "internal.h"
 
 /* default multiplexing interval, as /sys/.../perf_event_mux_interval_ms */
-#define PERF_MUX_INTERVAL_MS	4
+#define PERF_MUX_INTERVAL_MS	CONFIG_PERF_EVENTS_MUX_INTERVAL_MS
 
 static DEFINE_MUTEX(pmus_lock);
 static LIST_HEAD(pmus);

@@ -164,8 +164,12 @@ TEST(context_switches_count_each_blocking_sleep)
 	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	/*
+	 * 20 ms, far above TCG's timing jitter: a 1 ms timer can expire
+	 * before nanosleep() gets to schedule(), and then nothing switches.
+	 */
 	for (i = 0; i < 5; i++)
-		pt_sleep_ns(1000000);
+		pt_sleep_ns(20000000);
 	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
 	v = pt_read1(fd);
 	if (fifo) {
@@ -257,8 +261,12 @@ TEST(context_switches_are_invisible_with_exclude_kernel)
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	/*
+	 * 20 ms, far above TCG's timing jitter: a 1 ms timer can expire
+	 * before nanosleep() gets to schedule(), and then nothing switches.
+	 */
 	for (i = 0; i < 5; i++)
-		pt_sleep_ns(1000000);
+		pt_sleep_ns(20000000);
 	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
 	EXPECT_EQ(0, pt_read1(fd));
 	close(fd);
@@ -376,7 +384,12 @@ TEST(cpu_clock_advances_by_the_cpu_time_spent)
 	struct clock_run r;
 
 	ASSERT_EQ(0, clock_over(PERF_COUNT_SW_CPU_CLOCK, true, SPIN_NS, &r));
-	EXPECT_LE(r.cpu - r.cpu / 10, r.value);
+	/*
+	 * The thread's CPU time and the CPU's clock are sampled at
+	 * different points; on a loaded TCG host they drift apart by more
+	 * than the task clock does, so allow a quarter.
+	 */
+	EXPECT_LE(r.cpu - r.cpu / 4, r.value);
 	EXPECT_GE(r.wall + SLACK_NS, r.value);
 }
 
