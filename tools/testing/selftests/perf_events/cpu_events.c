@@ -105,8 +105,9 @@ TEST(per_cpu_cpu_clock_counts_the_cpus_wall_time)
 	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
 	wall = pt_now_ns() - t0;
 	ASSERT_EQ(0, pt_read3(fd, &v));
-	EXPECT_LE(45000000ULL, v.value);
-	EXPECT_GE(wall + 2000000ULL, v.value);
+	/* the perf clock and CLOCK_MONOTONIC drift apart under TCG */
+	EXPECT_LE(50000000ULL * 3 / 4, v.value);
+	EXPECT_GE(wall + wall / 4 + 2000000ULL, v.value);
 	EXPECT_GE(v.enabled + 2000000ULL, v.value);
 	close(fd);
 }

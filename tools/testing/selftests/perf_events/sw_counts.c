@@ -370,11 +370,16 @@ TEST(task_clock_advances_by_the_cpu_time_spent)
 	struct clock_run r;
 
 	ASSERT_EQ(0, clock_over(PERF_COUNT_SW_TASK_CLOCK, true, SPIN_NS, &r));
-	/* Within 10% of the thread's own CPU time, never above wall time. */
-	EXPECT_LE(r.cpu - r.cpu / 10, r.value);
-	EXPECT_GE(r.cpu + r.cpu / 10 + SLACK_NS, r.value);
-	EXPECT_GE(r.wall + SLACK_NS, r.value);
-	/* and it is the time the (task-bound) event was enabled */
+	/*
+	 * Near the thread's own CPU time and not beyond wall time. The
+	 * kernel's perf clock (sched_clock, from the TSC) and user space's
+	 * CLOCK_MONOTONIC (another clocksource under QEMU TCG) drift apart
+	 * on a loaded host, so the bands are a quarter wide.
+	 */
+	EXPECT_LE(r.cpu - r.cpu / 4, r.value);
+	EXPECT_GE(r.cpu + r.cpu / 4 + SLACK_NS, r.value);
+	EXPECT_GE(r.wall + r.wall / 4 + SLACK_NS, r.value);
+	/* and it is the time the (task-bound) event was enabled: same clock */
 	EXPECT_GE(r.enabled + SLACK_NS, r.value);
 	EXPECT_LE(r.enabled - r.enabled / 10, r.value);
 }
@@ -390,7 +395,7 @@ TEST(cpu_clock_advances_by_the_cpu_time_spent)
 	 * than the task clock does, so allow a quarter.
 	 */
 	EXPECT_LE(r.cpu - r.cpu / 4, r.value);
-	EXPECT_GE(r.wall + SLACK_NS, r.value);
+	EXPECT_GE(r.wall + r.wall / 4 + SLACK_NS, r.value);
 }
 
 TEST(task_clock_does_not_advance_while_sleeping)
