@@ -165,6 +165,10 @@ extern const struct file_operations perf_fops;
 /* swevent.c */
 int perf_swevent_register(void);
 
+/* overflow.c */
+void perf_swevent_hit(struct perf_event *event, u64 nr,
+		      struct perf_sample_data *data, struct pt_regs *regs);
+
 /* sysctl.c */
 int perf_max_stack(void);
 
