@@ -374,4 +374,441 @@ static inline int pt_wait_exit(pid_t pid)
 	return WEXITSTATUS(status);
 }
 
+/*
+ * Ring-buffer helpers (sampling tests).
+ *
+ * pt_rb_map() maps 1 + 2^n pages of a sampling event; pt_rb_drain() copies
+ * every record between our read position and data_head into one linear
+ * buffer (so that records split across the end of the buffer read as one),
+ * and for a writable mapping stores the new data_tail. pt_recs_next()
+ * walks the copy, optionally only records of one type.
+ */
+#ifndef PERF_RECORD_MISC_SWITCH_OUT_PREEMPT
+#define PERF_RECORD_MISC_SWITCH_OUT_PREEMPT	(1 << 14)
+#endif
+#ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
+#define PERF_RECORD_MISC_MMAP_BUILD_ID		(1 << 14)
+#endif
+
+struct pt_rb {
+	int fd;
+	int prot;
+	void *base;
+	size_t map_len;			/* 1 + data pages, bytes */
+	size_t data_size;		/* data pages, bytes */
+	struct perf_event_mmap_page *pg;
+	unsigned char *data;
+	__u64 tail;			/* our read position */
+};
+
+struct pt_recs {
+	unsigned char *buf;
+	size_t len;
+	int nr;
+	__u64 head;			/* data_head seen by the drain */
+	int bad;			/* a record with size 0 or past head */
+};
+
+/* mmap 1 + data_pages pages of fd; 0 or -errno. */
+static inline int pt_rb_map_prot(struct pt_rb *rb, int fd, int data_pages,
+				 int prot)
+{
+	long ps = pt_page_size();
+
+	memset(rb, 0, sizeof(*rb));
+	rb->fd = fd;
+	rb->prot = prot;
+	rb->map_len = (size_t)(1 + data_pages) * ps;
+	rb->data_size = (size_t)data_pages * ps;
+	rb->base = mmap(NULL, rb->map_len, prot, MAP_SHARED, fd, 0);
+	if (rb->base == MAP_FAILED) {
+		int err = -errno;
+
+		rb->base = NULL;
+		return err;
+	}
+	rb->pg = rb->base;
+	rb->data = (unsigned char *)rb->base + ps;
+	return 0;
+}
+
+static inline int pt_rb_map(struct pt_rb *rb, int fd, int data_pages)
+{
+	return pt_rb_map_prot(rb, fd, data_pages, PROT_READ | PROT_WRITE);
+}
+
+static inline void pt_rb_unmap(struct pt_rb *rb)
+{
+	if (rb->base)
+		munmap(rb->base, rb->map_len);
+	rb->base = NULL;
+}
+
+static inline __u64 pt_rb_head(struct pt_rb *rb)
+{
+	return __atomic_load_n(&rb->pg->data_head, __ATOMIC_ACQUIRE);
+}
+
+static inline void pt_rb_set_tail(struct pt_rb *rb, __u64 tail)
+{
+	rb->tail = tail;
+	if (rb->prot & PROT_WRITE)
+		__atomic_store_n(&rb->pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/* Copy len bytes at ring offset 'pos' (any u64, wraps) into dst. */
+static inline void pt_rb_copy(struct pt_rb *rb, void *dst, __u64 pos,
+			      size_t len)
+{
+	size_t off = pos & (rb->data_size - 1);
+	size_t first = rb->data_size - off;
+
+	if (first > len)
+		first = len;
+	memcpy(dst, rb->data + off, first);
+	memcpy((unsigned char *)dst + first, rb->data, len - first);
+}
+
+static inline void pt_recs_free(struct pt_recs *r)
+{
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * Copy the records in [from, to) of the ring (forward order). Stops at
+ * the first record whose size is 0 or runs past 'to' (sets r->bad).
+ */
+static inline int pt_rb_collect(struct pt_rb *rb, __u64 from, __u64 to,
+				struct pt_recs *r)
+{
+	__u64 pos = from;
+
+	memset(r, 0, sizeof(*r));
+	r->head = to;
+	if (to - from > rb->data_size) {
+		r->bad = 1;
+		return -1;
+	}
+	r->buf = malloc(to - from + 8);
+	if (!r->buf)
+		return -1;
+	pt_rb_copy(rb, r->buf, from, to - from);
+	r->len = to - from;
+	while (pos < to) {
+		struct perf_event_header *h =
+			(void *)(r->buf + (pos - from));
+
+		if (to - pos < sizeof(*h) || h->size < sizeof(*h) ||
+		    h->size > to - pos) {
+			r->bad = 1;
+			r->len = pos - from;
+			break;
+		}
+		r->nr++;
+		pos += h->size;
+	}
+	return 0;
+}
+
+/* Collect everything from our tail to data_head, then consume it. */
+static inline int pt_rb_drain(struct pt_rb *rb, struct pt_recs *r)
+{
+	__u64 head = pt_rb_head(rb);
+	int ret = pt_rb_collect(rb, rb->tail, head, r);
+
+	pt_rb_set_tail(rb, head);
+	return ret;
+}
+
+/* Next record after 'prev' (NULL: the first) of 'type' (0: any type). */
+static inline struct perf_event_header *
+pt_recs_next(struct pt_recs *r, struct perf_event_header *prev, __u32 type)
+{
+	unsigned char *p = prev ? (unsigned char *)prev + prev->size : r->buf;
+
+	while (p && p + sizeof(struct perf_event_header) <= r->buf + r->len) {
+		struct perf_event_header *h = (void *)p;
+
+		if (!type || h->type == type)
+			return h;
+		p += h->size;
+	}
+	return NULL;
+}
+
+static inline int pt_recs_count(struct pt_recs *r, __u32 type)
+{
+	struct perf_event_header *h = NULL;
+	int n = 0;
+
+	while ((h = pt_recs_next(r, h, type)))
+		n++;
+	return n;
+}
+
+#define pt_recs_for_each(h, r, type) \
+	for ((h) = pt_recs_next((r), NULL, (type)); (h); \
+	     (h) = pt_recs_next((r), (h), (type)))
+
+/*
+ * A sampling software event on self: period (or freq if freq != 0),
+ * sample_type, disabled, user-only unless the caller may count kernel.
+ */
+static inline void pt_attr_sample(struct perf_event_attr *attr, __u64 config,
+				  __u64 period, __u64 sample_type)
+{
+	pt_attr_sw(attr, config);
+	attr->sample_period = period;
+	attr->sample_type = sample_type;
+}
+
+/*
+ * A PERF_RECORD_SAMPLE decoded for a given attr. Fields that are not in
+ * sample_type stay 0. pt_sample_parse() returns the number of bytes it
+ * consumed after the header, or -1 if the record is shorter than the
+ * layout requires; callers compare it with header.size - 8 for an exact
+ * layout check.
+ */
+#define PT_MAX_CHAIN	256
+#define PT_MAX_GROUP	8
+#define PT_MAX_REGS	64
+
+struct pt_sample {
+	__u64 identifier, ip;
+	__u32 pid, tid;
+	__u64 time, addr, id, stream_id;
+	__u32 cpu, res;
+	__u64 period;
+	/* READ */
+	__u64 read_nr, read_enabled, read_running;
+	struct { __u64 value, id, lost; } read[PT_MAX_GROUP];
+	__u64 nr_chain, chain[PT_MAX_CHAIN];
+	__u32 raw_size;
+	const unsigned char *raw;
+	__u64 regs_user_abi, nr_regs_user, regs_user[PT_MAX_REGS];
+	__u64 stack_size, stack_dyn_size;
+	const unsigned char *stack;
+	__u64 weight, data_src, transaction;
+	__u64 regs_intr_abi, nr_regs_intr, regs_intr[PT_MAX_REGS];
+	__u64 phys_addr, cgroup, data_page_size, code_page_size;
+};
+
+static inline int pt_popcount64(__u64 v)
+{
+	return __builtin_popcountll(v);
+}
+
+static inline int pt_sample_parse(const struct perf_event_attr *attr,
+				  const struct perf_event_header *h,
+				  struct pt_sample *s)
+{
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	const unsigned char *end = (const unsigned char *)h + h->size;
+	__u64 st = attr->sample_type;
+	__u64 i, n;
+
+#define PT_TAKE(dst, sz) do {					\
+		if (p + (sz) > end)				\
+			return -1;				\
+		memcpy((dst), p, (sz));				\
+		p += (sz);					\
+	} while (0)
+#define PT_U64(dst) do { __u64 __v; PT_TAKE(&__v, 8); (dst) = __v; } while (0)
+
+	memset(s, 0, sizeof(*s));
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		PT_U64(s->identifier);
+	if (st & PERF_SAMPLE_IP)
+		PT_U64(s->ip);
+	if (st & PERF_SAMPLE_TID) {
+		PT_TAKE(&s->pid, 4);
+		PT_TAKE(&s->tid, 4);
+	}
+	if (st & PERF_SAMPLE_TIME)
+		PT_U64(s->time);
+	if (st & PERF_SAMPLE_ADDR)
+		PT_U64(s->addr);
+	if (st & PERF_SAMPLE_ID)
+		PT_U64(s->id);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		PT_U64(s->stream_id);
+	if (st & PERF_SAMPLE_CPU) {
+		PT_TAKE(&s->cpu, 4);
+		PT_TAKE(&s->res, 4);
+	}
+	if (st & PERF_SAMPLE_PERIOD)
+		PT_U64(s->period);
+	if (st & PERF_SAMPLE_READ) {
+		__u64 rf = attr->read_format;
+
+		if (rf & PERF_FORMAT_GROUP) {
+			PT_U64(s->read_nr);
+			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+				PT_U64(s->read_enabled);
+			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+				PT_U64(s->read_running);
+			for (i = 0; i < s->read_nr; i++) {
+				__u64 v, id = 0, lost = 0;
+
+				PT_U64(v);
+				if (rf & PERF_FORMAT_ID)
+					PT_U64(id);
+				if (rf & PERF_FORMAT_LOST)
+					PT_U64(lost);
+				if (i < PT_MAX_GROUP) {
+					s->read[i].value = v;
+					s->read[i].id = id;
+					s->read[i].lost = lost;
+				}
+			}
+		} else {
+			s->read_nr = 1;
+			PT_U64(s->read[0].value);
+			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+				PT_U64(s->read_enabled);
+			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+				PT_U64(s->read_running);
+			if (rf & PERF_FORMAT_ID)
+				PT_U64(s->read[0].id);
+			if (rf & PERF_FORMAT_LOST)
+				PT_U64(s->read[0].lost);
+		}
+	}
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		PT_U64(s->nr_chain);
+		for (i = 0; i < s->nr_chain; i++) {
+			__u64 ip;
+
+			PT_U64(ip);
+			if (i < PT_MAX_CHAIN)
+				s->chain[i] = ip;
+		}
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		PT_TAKE(&s->raw_size, 4);
+		s->raw = p;
+		if (p + s->raw_size > end)
+			return -1;
+		p += s->raw_size;
+	}
+	if (st & PERF_SAMPLE_BRANCH_STACK)
+		return -1;	/* not decoded: no branch stack on software events */
+	if (st & PERF_SAMPLE_REGS_USER) {
+		PT_U64(s->regs_user_abi);
+		if (s->regs_user_abi) {
+			n = pt_popcount64(attr->sample_regs_user);
+			s->nr_regs_user = n;
+			for (i = 0; i < n; i++) {
+				__u64 r;
+
+				PT_U64(r);
+				if (i < PT_MAX_REGS)
+					s->regs_user[i] = r;
+			}
+		}
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		PT_U64(s->stack_size);
+		if (s->stack_size) {
+			s->stack = p;
+			if (p + s->stack_size > end)
+				return -1;
+			p += s->stack_size;
+			PT_U64(s->stack_dyn_size);
+		}
+	}
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
+		PT_U64(s->weight);
+	if (st & PERF_SAMPLE_DATA_SRC)
+		PT_U64(s->data_src);
+	if (st & PERF_SAMPLE_TRANSACTION)
+		PT_U64(s->transaction);
+	if (st & PERF_SAMPLE_REGS_INTR) {
+		PT_U64(s->regs_intr_abi);
+		if (s->regs_intr_abi) {
+			n = pt_popcount64(attr->sample_regs_intr);
+			s->nr_regs_intr = n;
+			for (i = 0; i < n; i++) {
+				__u64 r;
+
+				PT_U64(r);
+				if (i < PT_MAX_REGS)
+					s->regs_intr[i] = r;
+			}
+		}
+	}
+	if (st & PERF_SAMPLE_PHYS_ADDR)
+		PT_U64(s->phys_addr);
+	if (st & PERF_SAMPLE_CGROUP)
+		PT_U64(s->cgroup);
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
+		PT_U64(s->data_page_size);
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
+		PT_U64(s->code_page_size);
+	if (st & PERF_SAMPLE_AUX)
+		return -1;
+#undef PT_U64
+#undef PT_TAKE
+	return (int)(p - (const unsigned char *)(h + 1));
+}
+
+/*
+ * The sample_id_all trailer of a non-sample record: the fields of
+ * sample_type among TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER, in that
+ * order, at the very end of the record.
+ */
+struct pt_id_trailer {
+	__u32 pid, tid;
+	__u64 time, id, stream_id;
+	__u32 cpu, res;
+	__u64 identifier;
+};
+
+static inline int pt_id_trailer_size(__u64 st)
+{
+	return 8 * !!(st & PERF_SAMPLE_TID) + 8 * !!(st & PERF_SAMPLE_TIME) +
+	       8 * !!(st & PERF_SAMPLE_ID) + 8 * !!(st & PERF_SAMPLE_STREAM_ID) +
+	       8 * !!(st & PERF_SAMPLE_CPU) + 8 * !!(st & PERF_SAMPLE_IDENTIFIER);
+}
+
+static inline void pt_id_trailer_parse(__u64 st,
+				       const struct perf_event_header *h,
+				       struct pt_id_trailer *t)
+{
+	const unsigned char *p = (const unsigned char *)h + h->size -
+				 pt_id_trailer_size(st);
+
+	memset(t, 0, sizeof(*t));
+	if (st & PERF_SAMPLE_TID) {
+		memcpy(&t->pid, p, 4);
+		memcpy(&t->tid, p + 4, 4);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		memcpy(&t->time, p, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		memcpy(&t->id, p, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		memcpy(&t->stream_id, p, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		memcpy(&t->cpu, p, 4);
+		memcpy(&t->res, p + 4, 4);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		memcpy(&t->identifier, p, 8);
+}
+
+static inline pid_t pt_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
 #endif /* PERF_TEST_H */
