@@ -596,6 +596,19 @@ TEST(fork_records_for_process_and_thread)
 	sb_close(&sb);
 }
 
+/*
+ * A child whose perf context is an exact clone of ours may, on a context
+ * switch between the two on one CPU, swap contexts with us; the child then
+ * exits holding our original event, and its EXIT record carries our
+ * stream_id and no READ record is written. A non-inherited event in our
+ * context (returned fd) keeps the child's context from being a clone, so
+ * the child always runs and exits with its own inherited events.
+ */
+static int no_ctx_swap(void)
+{
+	return pt_open_sw(PERF_COUNT_SW_DUMMY, -1, 0);
+}
+
 TEST(exit_record_of_inherited_child)
 {
 	struct perf_event_attr attr;
@@ -604,7 +617,7 @@ TEST(exit_record_of_inherited_child)
 	struct pt_id_trailer t;
 	pid_t child;
 	struct sb sb;
-	int n = 0, cpu = pt_nth_cpu(0);
+	int n = 0, cpu = pt_nth_cpu(0), xfd;
 
 	ASSERT_EQ(0, pt_pin_cpu(0, cpu));
 	sb_attr(&attr);
@@ -612,6 +625,8 @@ TEST(exit_record_of_inherited_child)
 	attr.inherit = 1;
 	/* inherited events must be per CPU to be mapped */
 	ASSERT_EQ(0, sb_open_on(&sb, &attr, 0, cpu));
+	xfd = no_ctx_swap();
+	ASSERT_LE(0, xfd);
 	child = fork();
 	ASSERT_LE(0, child);
 	if (child == 0)
@@ -634,10 +649,12 @@ TEST(exit_record_of_inherited_child)
 	EXPECT_EQ(child, t.pid);
 	EXPECT_EQ(child, t.tid);
 	EXPECT_EQ(cpu, t.cpu);
-	/* ids of an inherited event's records are the parent event's */
+	/* id (and identifier) name the parent event, stream_id the child's */
 	EXPECT_EQ(sb.id, t.id);
-	EXPECT_EQ(sb.id, t.stream_id);
 	EXPECT_EQ(sb.id, t.identifier);
+	EXPECT_NE(sb.id, t.stream_id);
+	EXPECT_NE(0, t.stream_id);
+	close(xfd);
 	sb_close(&sb);
 }
 
@@ -938,20 +955,27 @@ TEST(lost_record_counts_every_dropped_sample)
 	close(fd);
 }
 
+struct read_rec {
+	struct perf_event_header h;
+	__u32 pid, tid;
+	__u64 value, id;
+};
+
 /*
- * inherit_stat: on 6.12/6.18 no PERF_RECORD_READ reaches the buffer when an
- * inherited child exits (the child's counts are folded into the parent
- * event instead, where read() sees them). Checked with a fork()ed child
- * that takes page faults; the EXIT record does arrive.
+ * inherit_stat: an inherited child's count comes back as a READ record
+ * when it exits (read_format of the event: here value and id), written
+ * through the child's event.
  */
-TEST(inherit_stat_child_exit_gives_exit_but_no_read_record)
+TEST(read_record_at_inherited_child_exit)
 {
 	const int npages = 16;
 	struct perf_event_attr attr;
-	int cpu = pt_nth_cpu(0);
+	struct perf_event_header *h;
+	struct read_rec *rr = NULL;
+	int cpu = pt_nth_cpu(0), n = 0, xfd;
+	struct pt_id_trailer t;
 	struct sb sb;
 	char *pages;
-	__u64 before, after;
 	pid_t pid;
 
 	ASSERT_EQ(0, pt_pin_cpu(0, cpu));
@@ -961,11 +985,12 @@ TEST(inherit_stat_child_exit_gives_exit_but_no_read_record)
 	attr.disabled = 0;
 	attr.inherit = 1;
 	attr.inherit_stat = 1;
-	attr.task = 1;
 	attr.sample_id_all = 1;
-	attr.sample_type = PERF_SAMPLE_TID;
+	attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID;
+	attr.read_format = PERF_FORMAT_ID;
 	ASSERT_EQ(0, sb_open_on(&sb, &attr, 0, cpu));
-	before = pt_read1(sb.fd);
+	xfd = no_ctx_swap();
+	ASSERT_LE(0, xfd);
 	/* a vfork child shares our mm: its only faults are the pages */
 	pid = vfork();
 	if (pid == 0) {
@@ -974,12 +999,52 @@ TEST(inherit_stat_child_exit_gives_exit_but_no_read_record)
 	}
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(0, pt_wait_exit(pid));
-	after = pt_read1(sb.fd);
+	ASSERT_EQ(0, sb_drain(&sb));
+	pt_recs_for_each(h, &sb.recs, PERF_RECORD_READ) {
+		rr = (struct read_rec *)h;
+		n++;
+	}
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(0, rr->h.misc);
+	EXPECT_EQ(sizeof(*rr) + 24, rr->h.size);
+	EXPECT_EQ(pid, rr->pid);
+	EXPECT_EQ(pid, rr->tid);
+	EXPECT_EQ(npages, rr->value);
+	EXPECT_EQ(sb.id, rr->id);
+	pt_id_trailer_parse(attr.sample_type, &rr->h, &t);
+	EXPECT_EQ(pid, t.pid);
+	EXPECT_EQ(sb.id, t.id);
+	EXPECT_NE(sb.id, t.stream_id);
+	close(xfd);
+	sb_close(&sb);
+}
+
+TEST(no_read_record_without_inherit_stat)
+{
+	struct perf_event_attr attr;
+	int cpu = pt_nth_cpu(0), xfd;
+	struct sb sb;
+	pid_t pid;
+
+	ASSERT_EQ(0, pt_pin_cpu(0, cpu));
+	pt_attr_sw(&attr, PERF_COUNT_SW_PAGE_FAULTS);
+	attr.disabled = 0;
+	attr.inherit = 1;
+	attr.task = 1;
+	attr.sample_id_all = 1;
+	attr.sample_type = PERF_SAMPLE_TID;
+	ASSERT_EQ(0, sb_open_on(&sb, &attr, 0, cpu));
+	xfd = no_ctx_swap();
+	ASSERT_LE(0, xfd);
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, pt_wait_exit(pid));
 	ASSERT_EQ(0, sb_drain(&sb));
 	EXPECT_EQ(1, pt_recs_count(&sb.recs, PERF_RECORD_EXIT));
 	EXPECT_EQ(0, pt_recs_count(&sb.recs, PERF_RECORD_READ));
-	/* the child's faults were added to our event */
-	EXPECT_LE(before + npages, after);
+	close(xfd);
 	sb_close(&sb);
 }
 
@@ -1066,7 +1131,8 @@ TEST_F(throttle, throttle_and_unthrottle_records)
 		}
 	}
 	EXPECT_LE(1, thr);
-	EXPECT_LE(1, unthr);
+	/* the last throttle may still be in force when we disable */
+	EXPECT_LE(thr - 1, unthr);
 	pt_recs_free(&r);
 	pt_rb_unmap(&rb);
 	close(fd);
