@@ -9,7 +9,7 @@
 #
 # Build the guest initramfs: busybox-static with its applet links, /init
 # (scripts/guest-init.sh), root + unprivileged "tester" (uid/gid 1000),
-# runas, Debian's perf with its shared libraries, and the tests:
+# runas, Debian's perf and gdb with their shared libraries, and the tests:
 #   -t LIST:BINDIR  every entry "<binary> <root|user> [timeout]" of LIST,
 #                   binary taken from BINDIR, installed as /tests/<binary>
 #   -u BINDIR:NAME  upstream selftest BINDIR/NAME as /tests/upstream/NAME,
@@ -79,11 +79,19 @@ if [ "$(head -c 4 "$perf" | tr -d '\0')" != $'\x7fELF' ]; then
 	perf=$(ls /usr/bin/perf_[0-9]* 2>/dev/null | sort -V | tail -n 1)
 fi
 [ -n "$perf" ] && [ -x "$perf" ] || { echo "mkinitramfs.sh: no perf binary (make deps)" >&2; exit 1; }
-cp "$perf" usr/bin/perf
-for lib in $(ldd "$perf" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
-	mkdir -p ".$(dirname "$lib")"
-	cp -L "$lib" ".$lib"
-done
+# copy_bin SRC DEST: a dynamic binary and the shared libraries it needs
+copy_bin() {
+	cp "$1" "$2"
+	for lib in $(ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+		mkdir -p ".$(dirname "$lib")"
+		cp -L "$lib" ".$lib"
+	done
+}
+copy_bin "$perf" usr/bin/perf
+
+# gdb (Debian's gdb-minimal, or gdb) for the hardware watchpoint test
+[ -x /usr/bin/gdb ] || { echo "mkinitramfs.sh: no /usr/bin/gdb (make deps)" >&2; exit 1; }
+copy_bin /usr/bin/gdb usr/bin/gdb
 
 # tests
 : > tests/tests.list
