@@ -314,7 +314,7 @@ struct perf_event {
 	struct task_struct		*owner;
 
 	u64				id;
-	u64				lost_samples;
+	atomic64_t			lost_samples;
 
 	struct file			*filp;
 	struct pid_namespace		*ns;
@@ -332,9 +332,18 @@ struct perf_event {
 	struct fasync_struct		*fasync;
 	wait_queue_head_t		waitq;
 
-	struct perf_buffer		*rb;
+	/* the buffer records go to: our own mapping's, or SET_OUTPUT's */
+	struct perf_buffer __rcu	*rb;
+	/* link in rb->event_list, for wakeups and unmapping */
+	struct list_head		rb_entry;
 	struct mutex			mmap_mutex;
+	/* mappings of this event's own buffer */
 	atomic_t			mmap_count;
+
+	/* a synchronous SIGTRAP for the task, sent on return to user */
+	struct callback_head		pending_task;
+	unsigned int			pending_sigtrap;
+	u64				pending_addr;
 
 	void (*destroy)(struct perf_event *event);
 	struct rcu_head			rcu_head;
@@ -397,6 +406,42 @@ struct perf_callchain_entry {
 	u64				ip[]; /* /proc/sys/kernel/perf_event_max_stack */
 };
 
+/**
+ * struct perf_callchain_entry_ctx - a callchain being collected
+ * @entry: where the addresses go
+ * @max_stack: how many addresses may be stored, markers excluded
+ * @nr: how many are stored, markers excluded
+ * @contexts: how many context markers are stored
+ * @contexts_maxed: the last marker did not fit
+ */
+struct perf_callchain_entry_ctx {
+	struct perf_callchain_entry	*entry;
+	u32				max_stack;
+	u32				nr;
+	short				contexts;
+	bool				contexts_maxed;
+};
+
+/**
+ * perf_callchain_store - add @ip to a callchain; -1 when it is full
+ */
+static inline int perf_callchain_store(struct perf_callchain_entry_ctx *ctx,
+				       u64 ip)
+{
+	if (ctx->nr < ctx->max_stack && !ctx->contexts_maxed) {
+		ctx->entry->ip[ctx->entry->nr++] = ip;
+		ctx->nr++;
+		return 0;
+	}
+	return -1;
+}
+
+/* Architecture walkers (arch/x86/events/callchain.c). */
+void perf_callchain_user(struct perf_callchain_entry_ctx *entry,
+			 struct pt_regs *regs);
+void perf_callchain_kernel(struct perf_callchain_entry_ctx *entry,
+			   struct pt_regs *regs);
+
 struct perf_raw_frag {
 	union {
 		struct perf_raw_frag	*next;
@@ -431,6 +476,23 @@ static inline void perf_sample_data_init(struct perf_sample_data *data,
 		data->sample_flags |= PERF_SAMPLE_ADDR;
 }
 
+/**
+ * struct perf_output_handle - one record being written into a ring buffer
+ *
+ * Filled by perf_output_begin(), advanced by the perf_output_*() writers
+ * and closed by perf_output_end(). @addr and @size describe the space
+ * left in the current contiguous stretch of the buffer.
+ */
+struct perf_output_handle {
+	struct perf_event		*event;
+	struct perf_buffer		*rb;
+	unsigned long			wakeup;
+	unsigned long			head;
+	unsigned long			size;
+	void				*addr;
+	unsigned long			left;
+};
+
 #ifdef CONFIG_PERF_EVENTS
 
 /* Registration and lookup of PMUs (kernel/events/pmu.c). */
@@ -439,7 +501,45 @@ void perf_pmu_unregister(struct pmu *pmu);
 void perf_pmu_disable(struct pmu *pmu);
 void perf_pmu_enable(struct pmu *pmu);
 
+/* The ring buffer writer and sample output (kernel/events/output.c). */
+int perf_output_begin(struct perf_output_handle *handle,
+		      struct perf_sample_data *data,
+		      struct perf_event *event, unsigned int size);
+int perf_output_begin_forward(struct perf_output_handle *handle,
+			      struct perf_sample_data *data,
+			      struct perf_event *event, unsigned int size);
+int perf_output_begin_backward(struct perf_output_handle *handle,
+			       struct perf_sample_data *data,
+			       struct perf_event *event, unsigned int size);
+void perf_output_end(struct perf_output_handle *handle);
+unsigned int perf_output_copy(struct perf_output_handle *handle,
+			      const void *buf, unsigned int len);
+unsigned int perf_output_skip(struct perf_output_handle *handle,
+			      unsigned int len);
+void perf_prepare_sample(struct perf_sample_data *data,
+			 struct perf_event *event, struct pt_regs *regs);
+void perf_prepare_header(struct perf_event_header *header,
+			 struct perf_sample_data *data,
+			 struct perf_event *event, struct pt_regs *regs);
+void perf_output_sample(struct perf_output_handle *handle,
+			struct perf_event_header *header,
+			struct perf_sample_data *data,
+			struct perf_event *event);
+int perf_event_output(struct perf_event *event,
+		      struct perf_sample_data *data, struct pt_regs *regs);
+void perf_event_output_forward(struct perf_event *event,
+			       struct perf_sample_data *data,
+			       struct pt_regs *regs);
+void perf_event_output_backward(struct perf_event *event,
+				struct perf_sample_data *data,
+				struct pt_regs *regs);
+
+#define perf_output_put(handle, x) perf_output_copy((handle), &(x), sizeof(x))
+
 /* Helpers for drivers. */
+/* Fills the rdpmc and clock fields of a buffer's control page (arch). */
+void arch_perf_update_userpage(struct perf_event *event,
+			       struct perf_event_mmap_page *userpg, u64 now);
 void perf_event_update_userpage(struct perf_event *event);
 int perf_event_overflow(struct perf_event *event,
 			struct perf_sample_data *data, struct pt_regs *regs);

@@ -121,6 +121,7 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	INIT_LIST_HEAD(&event->active_entry);
 	INIT_LIST_HEAD(&event->child_list);
 	INIT_LIST_HEAD(&event->owner_entry);
+	INIT_LIST_HEAD(&event->rb_entry);
 	INIT_HLIST_NODE(&event->hlist_entry);
 	mutex_init(&event->child_mutex);
 	mutex_init(&event->mmap_mutex);
@@ -169,6 +170,18 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	if (err)
 		goto err_pmu;
 
+	perf_event_header_sizes(event);
+	perf_event_wakeup_init(event);
+	perf_sb_account(event, 1);
+	if (event->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
+		err = perf_callchain_get(event);
+		if (err) {
+			/* so that the free does not drop what was not taken */
+			event->attr.sample_type &= ~PERF_SAMPLE_CALLCHAIN;
+			perf_event_free(event);
+			return ERR_PTR(err);
+		}
+	}
 	return event;
 
 err_pmu:
@@ -196,6 +209,12 @@ static void perf_event_free_rcu(struct rcu_head *head)
  */
 void perf_event_free(struct perf_event *event)
 {
+	/* fully constructed events only: see perf_event_alloc() */
+	perf_event_release_buffer(event);
+	perf_event_sigtrap_cancel(event);
+	perf_sb_account(event, -1);
+	if (event->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+		perf_callchain_put(event);
 	if (event->destroy)
 		event->destroy(event);
 	security_perf_event_free(event);

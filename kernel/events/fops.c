@@ -7,6 +7,7 @@
  */
 #include <linux/compat.h>
 #include <linux/file.h>
+#include <linux/hw_breakpoint.h>
 #include <linux/poll.h>
 #include <linux/uaccess.h>
 
@@ -28,12 +29,21 @@ static __poll_t perf_poll(struct file *file, poll_table *wait)
 {
 	struct perf_event *event = file->private_data;
 
+	struct perf_buffer *rb;
+	__poll_t events = EPOLLHUP;
+
 	poll_wait(file, &event->waitq, wait);
 	/* hung up once the task and every inherited copy are gone */
 	if (READ_ONCE(event->state) == PERF_EVENT_STATE_EXIT &&
 	    list_empty_careful(&event->child_list))
 		return EPOLLHUP;
-	return 0;
+	/* with no buffer there is nothing to wait for */
+	rcu_read_lock();
+	rb = rcu_dereference(event->rb);
+	if (rb)
+		events = atomic_xchg(&rb->poll, 0);
+	rcu_read_unlock();
+	return events;
 }
 
 static int perf_release(struct inode *inode, struct file *file)
@@ -66,7 +76,7 @@ static int perf_ioctl_set_output(struct perf_event *event, int output_fd)
 	int err = 0;
 
 	if (output_fd == -1)
-		return 0;
+		return perf_buffer_set_output(event, NULL);
 
 	f = fdget(output_fd);
 	if (!fd_file(f))
@@ -84,6 +94,10 @@ static int perf_ioctl_set_output(struct perf_event *event, int output_fd)
 		err = -EINVAL;
 	else if (output->clock != event->clock)
 		err = -EINVAL;
+	else if (output->attr.write_backward != event->attr.write_backward)
+		err = -EINVAL;
+	else
+		err = perf_buffer_set_output(event, output);
 out:
 	fdput(f);
 	return err;
@@ -109,7 +123,9 @@ static long perf_ioctl_modify(struct perf_event *event, void __user *uattr)
 	if (attr.type != event->attr.type)
 		return -EINVAL;
 	/* only breakpoints can be changed in place */
-	return -EOPNOTSUPP;
+	if (event->attr.type != PERF_TYPE_BREAKPOINT)
+		return -EOPNOTSUPP;
+	return modify_user_hw_breakpoint_check(event, &attr, true);
 }
 
 static long perf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -147,8 +163,7 @@ static long perf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case PERF_EVENT_IOC_SET_BPF:
 		return -EINVAL;
 	case PERF_EVENT_IOC_PAUSE_OUTPUT:
-		/* there is no ring buffer to pause */
-		return -EINVAL;
+		return perf_buffer_pause(event, !!arg);
 	case PERF_EVENT_IOC_QUERY_BPF:
 		return -EINVAL;
 	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES:
@@ -182,8 +197,7 @@ static long perf_compat_ioctl(struct file *file, unsigned int cmd,
 
 static int perf_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	/* the ring buffer arrives with sampling */
-	return -ENODEV;
+	return perf_buffer_mmap(file->private_data, vma);
 }
 
 const struct file_operations perf_fops = {

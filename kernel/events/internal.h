@@ -83,6 +83,50 @@ static inline u64 perf_clock(void)
 	return local_clock();
 }
 
+/**
+ * struct perf_buffer - the ring buffer behind an event's mapping
+ *
+ * One vmalloc area: the control page (struct perf_event_mmap_page), then
+ * @size bytes of data, a power of two. Writers reserve space by moving
+ * @head with cmpxchg, so any context, NMI included, can write; only the
+ * outermost writer on a CPU publishes data_head, after every nested one
+ * has finished (@nest).
+ */
+struct perf_buffer {
+	refcount_t			refcount;
+	struct rcu_head			rcu_head;
+	struct perf_event_mmap_page	*user_page;
+	void				*data;
+	unsigned long			size;
+	int				nr_pages;
+	/* read-only mapping: old data is overwritten, nothing is lost */
+	bool				overwrite;
+	bool				backward;
+	int				paused;
+	/* bytes written between wakeups, and records between wakeups */
+	long				watermark;
+	int				wakeup_events;
+
+	local_t				head;
+	local_t				nest;
+	/* bumped each time readers should be woken */
+	local_t				wakeup;
+	local_t				events;
+	/* records dropped for lack of space since the last LOST record */
+	local_t				lost;
+	atomic_t			poll;
+
+	/* every event writing here, for wakeups */
+	spinlock_t			event_lock;
+	struct list_head		event_list;
+
+	/* what the mapping was charged, returned at the last unmap */
+	struct user_struct		*mmap_user;
+	long				mmap_locked;
+	long				mmap_pinned;
+	struct mm_struct		*mmap_mm;
+};
+
 /* pmu.c */
 struct pmu *perf_pmu_find(struct perf_event *event);
 int perf_pmu_sysfs_init(void);
@@ -155,12 +199,58 @@ u64 perf_event_total(struct perf_event *event, u64 *enabled, u64 *running);
 ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 				size_t count);
 size_t perf_read_size(struct perf_event *event);
+void perf_output_read(struct perf_output_handle *handle,
+		      struct perf_event *event);
 
 /* task.c */
 void perf_task_ctx_sched_out(struct task_struct *task);
 
 /* syscall.c */
 extern const struct file_operations perf_fops;
+
+/* ring_buffer.c */
+struct perf_buffer *perf_buffer_get(struct perf_event *event);
+void perf_buffer_put(struct perf_buffer *rb);
+void perf_buffer_attach(struct perf_event *event, struct perf_buffer *rb);
+void perf_buffer_wakeup(struct perf_event *event);
+int perf_buffer_mmap(struct perf_event *event, struct vm_area_struct *vma);
+int perf_buffer_set_output(struct perf_event *event,
+			   struct perf_event *output);
+int perf_buffer_pause(struct perf_event *event, bool pause);
+void perf_event_release_buffer(struct perf_event *event);
+
+/* output.c */
+void perf_event_header_sizes(struct perf_event *event);
+void perf_event_header_init(struct perf_event_header *header,
+			    struct perf_sample_data *data,
+			    struct perf_event *event);
+void perf_event_output_id(struct perf_output_handle *handle,
+			  struct perf_sample_data *data,
+			  struct perf_event *event);
+int perf_output_begin_lost(struct perf_output_handle *handle,
+			   struct perf_event *event, unsigned int size);
+
+/* records.c */
+void perf_event_output_lost(struct perf_output_handle *handle, u64 lost);
+void perf_log_throttle(struct perf_event *event, bool enable);
+void perf_event_switch(struct task_struct *task, struct task_struct *next,
+		       bool sched_in);
+void perf_event_task_exit_record(struct task_struct *task);
+void perf_event_read_record(struct perf_event *child);
+void perf_sb_account(struct perf_event *event, int delta);
+
+/* callchain.c */
+struct perf_callchain_entry *
+perf_callchain(struct perf_event *event, struct pt_regs *regs);
+int perf_callchain_get(struct perf_event *event);
+void perf_callchain_put(struct perf_event *event);
+bool perf_callchain_in_use(void);
+
+/* overflow.c */
+void perf_event_wakeup_init(struct perf_event *event);
+void perf_event_sigtrap_cancel(struct perf_event *event);
+void perf_event_throttle_tick(struct perf_cpu_context *cpuctx);
+bool perf_event_unthrottle_late(struct perf_event *event);
 
 /* swevent.c */
 int perf_swevent_register(void);
@@ -171,6 +261,7 @@ void perf_swevent_hit(struct perf_event *event, u64 nr,
 
 /* sysctl.c */
 int perf_max_stack(void);
+int perf_max_samples_per_tick(void);
 
 /* tracepoint.c */
 #ifdef CONFIG_EVENT_TRACING

@@ -1,10 +1,156 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What happens when an event overflows: the period bookkeeping of events
- * the kernel counts itself, throttling, the event limit of REFRESH,
- * signals (sigtrap and SIGIO) and handing the sample to the handler.
+ * the kernel counts itself, throttling, frequency mode, the event limit
+ * of REFRESH, signals (sigtrap and SIGIO) and handing the sample to the
+ * handler.
+ *
+ * An overflow may come in NMI context, so nothing here takes a lock or
+ * sleeps; what needs either (disabling the event, waking readers,
+ * sending a signal) is deferred to the event's irq_work, or for sigtrap
+ * to task work that runs before the task returns to user space.
  */
+#include <linux/sched/signal.h>
+#include <linux/task_work.h>
+
 #include "internal.h"
+
+#define PERF_THROTTLED		(~0ULL)
+
+/* bumped at every tick: events count their interrupts per sequence */
+static DEFINE_PER_CPU(u64, perf_throttle_seq);
+static DEFINE_PER_CPU(int, perf_throttled_here);
+/* events in frequency mode, whose period the tick adjusts */
+static atomic_t perf_nr_freq_events;
+
+static void perf_pending_irq(struct irq_work *work)
+{
+	struct perf_event *event = container_of(work, struct perf_event,
+						pending_irq);
+
+	if (READ_ONCE(event->pending_disable)) {
+		WRITE_ONCE(event->pending_disable, 0);
+		perf_event_disable_local(event);
+	}
+	if (READ_ONCE(event->pending_wakeup)) {
+		int kill = event->pending_kill;
+
+		WRITE_ONCE(event->pending_wakeup, 0);
+		perf_buffer_wakeup(event);
+		wake_up_all(&event->waitq);
+		if (kill)
+			kill_fasync(&event->fasync, SIGIO, kill);
+		event->pending_kill = 0;
+	}
+}
+
+static void perf_sigtrap_work(struct callback_head *head)
+{
+	struct perf_event *event = container_of(head, struct perf_event,
+						pending_task);
+
+	if (event->pending_sigtrap && !(current->flags & PF_EXITING)) {
+		event->pending_sigtrap = 0;
+		send_sig_perf((void __user *)(unsigned long)event->pending_addr,
+			      event->attr.type, event->attr.sig_data);
+	}
+	event->pending_sigtrap = 0;
+	perf_event_put(event);
+}
+
+/**
+ * perf_event_wakeup_init - prepare an event's deferred work
+ */
+void perf_event_wakeup_init(struct perf_event *event)
+{
+	init_irq_work(&event->pending_irq, perf_pending_irq);
+	init_task_work(&event->pending_task, perf_sigtrap_work);
+	if (event->attr.freq && event->attr.sample_freq)
+		atomic_inc(&perf_nr_freq_events);
+}
+
+/**
+ * perf_event_sigtrap_cancel - the event goes away: finish its deferred work
+ */
+void perf_event_sigtrap_cancel(struct perf_event *event)
+{
+	irq_work_sync(&event->pending_irq);
+	if (event->attr.freq && event->attr.sample_freq)
+		atomic_dec(&perf_nr_freq_events);
+}
+
+/*
+ * A synchronous SIGTRAP to the task that caused the overflow, before it
+ * runs another user instruction. Only the monitored task gets one: the
+ * overflow of an event counting some other task sends nothing.
+ */
+static void perf_event_queue_sigtrap(struct perf_event *event,
+				     struct perf_sample_data *data)
+{
+	struct perf_event_context *ctx = event->ctx;
+	int mode = in_nmi() ? TWA_NMI_CURRENT : TWA_RESUME;
+
+	if (!ctx || ctx->task != current || (current->flags & PF_EXITING))
+		return;
+	if (event->pending_sigtrap)
+		return;
+	if (!refcount_inc_not_zero(&event->refcount))
+		return;
+	event->pending_sigtrap = 1;
+	event->pending_addr = (data->sample_flags & PERF_SAMPLE_ADDR) ?
+			      data->addr : 0;
+	if (task_work_add(current, &event->pending_task, mode)) {
+		event->pending_sigtrap = 0;
+		/* cannot drop the last reference here: it never is */
+		refcount_dec(&event->refcount);
+	}
+}
+
+/**
+ * perf_event_account_interrupt - count an overflow against the rate limit
+ *
+ * An event that overflows more than perf_event_max_sample_rate allows in
+ * one tick is throttled: a THROTTLE record is written and 1 returned, and
+ * the PMU must stop it. The tick restarts it.
+ */
+int perf_event_account_interrupt(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 seq = __this_cpu_read(perf_throttle_seq);
+
+	if (hwc->interrupts == PERF_THROTTLED)
+		return 1;
+	if (hwc->interrupts_seq != seq) {
+		hwc->interrupts_seq = seq;
+		hwc->interrupts = 1;
+		return 0;
+	}
+	if (++hwc->interrupts <= perf_max_samples_per_tick())
+		return 0;
+	hwc->interrupts = PERF_THROTTLED;
+	__this_cpu_inc(perf_throttled_here);
+	perf_log_throttle(event, false);
+	return 1;
+}
+EXPORT_SYMBOL_GPL(perf_event_account_interrupt);
+
+/**
+ * perf_event_unthrottle_late - restart a throttled kernel-counted event
+ *
+ * The tick restarts only events live at the tick; one whose task was
+ * switched out then is restarted by its next occurrence in a later tick.
+ * Returns true when @event may sample again.
+ */
+bool perf_event_unthrottle_late(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (hwc->interrupts_seq == __this_cpu_read(perf_throttle_seq))
+		return false;
+	hwc->interrupts = 0;
+	perf_log_throttle(event, true);
+	return true;
+}
 
 /**
  * perf_event_overflow - an event passed the end of its sample period
@@ -18,9 +164,45 @@
 int perf_event_overflow(struct perf_event *event,
 			struct perf_sample_data *data, struct pt_regs *regs)
 {
+	int ret;
+
+	ret = perf_event_account_interrupt(event);
+
+	event->pending_kill = POLL_IN;
+	if (atomic_read(&event->event_limit) &&
+	    atomic_dec_and_test(&event->event_limit)) {
+		ret = 1;
+		event->pending_kill = POLL_HUP;
+		perf_event_disable_inatomic(event);
+	}
+
+	if (event->attr.sigtrap)
+		perf_event_queue_sigtrap(event, data);
+
 	if (event->overflow_handler)
 		event->overflow_handler(event, data, regs);
-	return 0;
+	else
+		perf_event_output(event, data, regs);
+
+	/* SIGIO on every overflow for an owner that asked for it */
+	if (READ_ONCE(event->fasync) && event->pending_kill) {
+		WRITE_ONCE(event->pending_wakeup, 1);
+		irq_work_queue(&event->pending_irq);
+	}
+	return ret;
+}
+EXPORT_SYMBOL_GPL(perf_event_overflow);
+
+/**
+ * perf_event_disable_inatomic - disable @event from an overflow
+ *
+ * The disable itself takes the context lock, so it is done from the
+ * event's irq_work, on this CPU, right after the overflow returns.
+ */
+void perf_event_disable_inatomic(struct perf_event *event)
+{
+	WRITE_ONCE(event->pending_disable, 1);
+	irq_work_queue(&event->pending_irq);
 }
 
 /**
@@ -33,5 +215,139 @@ int perf_event_overflow(struct perf_event *event,
 void perf_swevent_hit(struct perf_event *event, u64 nr,
 		      struct perf_sample_data *data, struct pt_regs *regs)
 {
+	struct hw_perf_event *hwc = &event->hw;
+	u64 period, overflows;
+	s64 left;
+
 	local64_add(nr, &event->count);
+	if (!is_sampling_event(event) || !regs)
+		return;
+	if (unlikely(hwc->interrupts == PERF_THROTTLED) &&
+	    !perf_event_unthrottle_late(event))
+		return;
+
+	left = local64_sub_return(nr, &hwc->period_left);
+	if (left > 0)
+		return;
+
+	period = hwc->sample_period ? hwc->sample_period : 1;
+	overflows = div64_u64(-left, period) + 1;
+	local64_add(overflows * period, &hwc->period_left);
+	hwc->last_period = period;
+
+	while (overflows--) {
+		data->period = period;
+		if (perf_event_overflow(event, data, regs))
+			break;
+	}
+}
+
+/*
+ * Frequency mode: from the count over the last tick, the period that
+ * gives attr.sample_freq samples a second. Smoothed, so one odd tick
+ * does not swing it.
+ */
+static void perf_adjust_freq(struct perf_event *event, u64 tick_ns)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 count, delta, period, now;
+
+	if (event->state != PERF_EVENT_STATE_ACTIVE ||
+	    event->oncpu != smp_processor_id())
+		return;
+	/* clocks sample on their own timer at 1/freq: nothing to adjust */
+	if (is_software_event(event) &&
+	    (event->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+	     event->attr.config == PERF_COUNT_SW_TASK_CLOCK) &&
+	    event->attr.type == PERF_TYPE_SOFTWARE)
+		return;
+
+	event->pmu->read(event);
+	count = local64_read(&event->count);
+	delta = count - hwc->freq_count_stamp;
+	hwc->freq_count_stamp = count;
+	now = perf_clock();
+	if (!hwc->freq_time_stamp) {
+		hwc->freq_time_stamp = now;
+		return;
+	}
+	tick_ns = now - hwc->freq_time_stamp;
+	hwc->freq_time_stamp = now;
+	if (!delta || !tick_ns)
+		return;
+
+	/* events per second / samples per second */
+	period = div64_u64(delta * NSEC_PER_SEC,
+			   tick_ns * event->attr.sample_freq);
+	if (!period)
+		period = 1;
+	period = (hwc->sample_period * 7 + period) / 8 ?: 1;
+	hwc->sample_period = period;
+	if (local64_read(&hwc->period_left) > 8 * (s64)period) {
+		local64_set(&hwc->period_left, period);
+		if (!is_software_event(event)) {
+			event->pmu->stop(event, PERF_EF_UPDATE);
+			event->pmu->start(event, PERF_EF_RELOAD);
+		}
+	}
+}
+
+static void perf_event_unthrottle(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (hwc->interrupts != PERF_THROTTLED)
+		return;
+	hwc->interrupts = 0;
+	perf_log_throttle(event, true);
+	/* kernel-counted events never stop; PMUs stop throttled counters */
+	if (event->state == PERF_EVENT_STATE_ACTIVE &&
+	    event->oncpu == smp_processor_id() &&
+	    (hwc->state & PERF_HES_STOPPED))
+		event->pmu->start(event, 0);
+}
+
+/* The tick's work for one live context, with ctx->lock held. */
+static void perf_event_tick_ctx(struct perf_event_context *ctx, bool throttled)
+{
+	struct perf_event *event;
+
+	list_for_each_entry(event, &ctx->event_list, event_entry) {
+		if (event->state != PERF_EVENT_STATE_ACTIVE)
+			continue;
+		if (throttled)
+			perf_event_unthrottle(event);
+		if (event->attr.freq && event->attr.sample_freq)
+			perf_adjust_freq(event, TICK_NSEC);
+	}
+}
+
+/**
+ * perf_event_throttle_tick - start a new throttling period on this CPU
+ *
+ * Restarts the events throttled in the period that ended and adjusts
+ * the periods of frequency-mode events, in the CPU's context and the
+ * task context live here. From the tick, IRQs off.
+ */
+void perf_event_throttle_tick(struct perf_cpu_context *cpuctx)
+{
+	bool throttled = __this_cpu_read(perf_throttled_here);
+	struct perf_event_context *ctx;
+
+	__this_cpu_inc(perf_throttle_seq);
+	if (!throttled && !atomic_read(&perf_nr_freq_events))
+		return;
+	__this_cpu_write(perf_throttled_here, 0);
+
+	raw_spin_lock(&cpuctx->ctx.lock);
+	perf_event_tick_ctx(&cpuctx->ctx, throttled);
+	raw_spin_unlock(&cpuctx->ctx.lock);
+
+	ctx = cpuctx->task_ctx;
+	if (ctx) {
+		raw_spin_lock(&ctx->lock);
+		if (ctx->is_active && ctx->active_cpu == smp_processor_id())
+			perf_event_tick_ctx(ctx, throttled);
+		raw_spin_unlock(&ctx->lock);
+	}
 }

@@ -132,7 +132,7 @@ static int perf_read_put_entry(u64 *values, int n, u64 format,
 	if (format & PERF_FORMAT_ID)
 		values[n++] = event->id;
 	if (format & PERF_FORMAT_LOST)
-		values[n++] = READ_ONCE(event->lost_samples);
+		values[n++] = atomic64_read(&event->lost_samples);
 	return n;
 }
 
@@ -154,7 +154,7 @@ static int perf_read_fill(struct perf_event *event, u64 *values)
 		if (format & PERF_FORMAT_ID)
 			values[n++] = event->id;
 		if (format & PERF_FORMAT_LOST)
-			values[n++] = READ_ONCE(event->lost_samples);
+			values[n++] = atomic64_read(&event->lost_samples);
 		return n;
 	}
 
@@ -215,4 +215,102 @@ ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 unlock:
 	mutex_unlock(&ctx->mutex);
 	return ret;
+}
+
+/* The id user space knows an event by: inherited copies use the origin's. */
+static u64 perf_primary_id(struct perf_event *event)
+{
+	return event->parent ? event->parent->id : event->id;
+}
+
+/*
+ * An event's times as of now, without updating anything: for samples,
+ * written from interrupt or NMI context where ctx->lock cannot be taken.
+ */
+static void perf_event_times_now(struct perf_event *event, u64 *enabled,
+				 u64 *running)
+{
+	struct perf_event_context *ctx = event->ctx;
+	u64 now, delta = 0;
+
+	*enabled = event->total_time_enabled;
+	*running = event->total_time_running;
+	if (!ctx || event->state < PERF_EVENT_STATE_INACTIVE)
+		return;
+	now = READ_ONCE(ctx->time);
+	if (READ_ONCE(ctx->is_active))
+		now += perf_clock() - READ_ONCE(ctx->timestamp);
+	if ((s64)(now - event->tstamp) > 0)
+		delta = now - event->tstamp;
+	*enabled += delta;
+	if (event->state == PERF_EVENT_STATE_ACTIVE)
+		*running += delta;
+}
+
+static void perf_output_read_entry(struct perf_output_handle *handle,
+				   struct perf_event *event, u64 format,
+				   struct perf_event *self)
+{
+	u64 value;
+
+	/* the sampled event was read by its PMU's overflow already */
+	if (event != self && event->state == PERF_EVENT_STATE_ACTIVE &&
+	    event->oncpu == smp_processor_id())
+		event->pmu->read(event);
+	value = perf_event_own_count(event);
+	perf_output_put(handle, value);
+	if (format & PERF_FORMAT_ID) {
+		value = perf_primary_id(event);
+		perf_output_put(handle, value);
+	}
+	if (format & PERF_FORMAT_LOST) {
+		value = atomic64_read(&event->lost_samples);
+		perf_output_put(handle, value);
+	}
+}
+
+/**
+ * perf_output_read - the PERF_SAMPLE_READ part of a sample of @event
+ *
+ * Counts as seen from this CPU at the moment of the sample: members of a
+ * group counting here are read from their PMU. Any context.
+ */
+void perf_output_read(struct perf_output_handle *handle,
+		      struct perf_event *event)
+{
+	u64 format = event->attr.read_format;
+	struct perf_event *leader = event->group_leader;
+	struct perf_event *sibling;
+	u64 enabled, running, nr;
+
+	perf_event_times_now(event, &enabled, &running);
+	if (format & PERF_FORMAT_GROUP) {
+		nr = 1 + leader->nr_siblings;
+		perf_output_put(handle, nr);
+	} else {
+		u64 value = perf_event_own_count(event);
+
+		perf_output_put(handle, value);
+	}
+	if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		perf_output_put(handle, enabled);
+	if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		perf_output_put(handle, running);
+
+	if (!(format & PERF_FORMAT_GROUP)) {
+		if (format & PERF_FORMAT_ID) {
+			u64 id = perf_primary_id(event);
+
+			perf_output_put(handle, id);
+		}
+		if (format & PERF_FORMAT_LOST) {
+			u64 lost = atomic64_read(&event->lost_samples);
+
+			perf_output_put(handle, lost);
+		}
+		return;
+	}
+	perf_output_read_entry(handle, leader, format, event);
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
+		perf_output_read_entry(handle, sibling, format, event);
 }

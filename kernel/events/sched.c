@@ -117,6 +117,8 @@ int perf_event_sched_in(struct perf_event_context *ctx,
 	ctx->nr_active++;
 	if (!is_software_event(event))
 		ctx->nr_active_hw++;
+	if (rcu_access_pointer(event->rb))
+		perf_event_update_userpage(event);
 	return 0;
 }
 
@@ -132,6 +134,8 @@ void perf_event_sched_out(struct perf_event_context *ctx,
 	ctx->nr_active--;
 	if (!is_software_event(event))
 		ctx->nr_active_hw--;
+	if (rcu_access_pointer(event->rb))
+		perf_event_update_userpage(event);
 }
 
 /**
@@ -311,6 +315,7 @@ void __perf_event_task_sched_out(struct task_struct *prev,
 {
 	struct perf_event_context *ctx = rcu_dereference_raw(prev->perf_event_ctxp);
 
+	perf_event_switch(prev, next, false);
 	if (!ctx || !ctx->is_active)
 		return;
 
@@ -332,13 +337,15 @@ void __perf_event_task_sched_in(struct task_struct *prev,
 	struct perf_event_context *ctx = rcu_dereference_raw(task->perf_event_ctxp);
 
 	if (!ctx)
-		return;
+		goto out;
 
 	/* nr_events and dead change under the lock: test them there */
 	raw_spin_lock(&ctx->lock);
 	if (!ctx->dead && ctx->nr_events && !WARN_ON_ONCE(ctx->is_active))
 		perf_ctx_activate(ctx);
 	raw_spin_unlock(&ctx->lock);
+out:
+	perf_event_switch(task, prev, true);
 }
 
 /**
@@ -354,6 +361,9 @@ void perf_event_task_tick(void)
 	unsigned long interval;
 
 	lockdep_assert_irqs_disabled();
+
+	/* a new throttling period; restart what the last one stopped */
+	perf_event_throttle_tick(cpuctx);
 
 	interval = msecs_to_jiffies(perf_mux_interval_ms_default());
 	if (time_before(jiffies, cpuctx->last_rotation + interval))

@@ -17,6 +17,8 @@
 #include <linux/rculist.h>
 #include <linux/sched/clock.h>
 
+#include <asm/irq_regs.h>
+
 #include "internal.h"
 
 struct static_key perf_swevent_enabled[PERF_COUNT_SW_MAX];
@@ -78,10 +80,18 @@ void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr)
 	struct hlist_head *head = this_cpu_ptr(&perf_swevent_lists[event_id]);
 	struct perf_event *event;
 
+	struct perf_sample_data data;
+
 	rcu_read_lock();
 	hlist_for_each_entry_rcu(event, head, hlist_entry) {
-		if (!perf_swevent_excluded(event, regs))
+		if (perf_swevent_excluded(event, regs))
+			continue;
+		if (!is_sampling_event(event)) {
 			local64_add(nr, &event->count);
+			continue;
+		}
+		perf_sample_data_init(&data, addr, 0);
+		perf_swevent_hit(event, nr, &data, regs);
 	}
 	rcu_read_unlock();
 }
@@ -102,6 +112,82 @@ static void perf_swevent_destroy(struct perf_event *event)
 	static_key_slow_dec(&perf_swevent_enabled[event->attr.config]);
 }
 
+/*
+ * Sampling clocks: an hrtimer per event fires every sample period (in
+ * ns) while the event is on the PMU; the remaining time is kept across
+ * context switches so a task's samples come every period of its own
+ * running time.
+ */
+#define PERF_SWCLOCK_MIN_NS	10000ULL
+
+static enum hrtimer_restart perf_swclock_timer(struct hrtimer *timer)
+{
+	struct perf_event *event = container_of(timer, struct perf_event,
+						hw.hrtimer);
+	struct hw_perf_event *hwc = &event->hw;
+	struct perf_sample_data data;
+	struct pt_regs *regs;
+	u64 period;
+
+	if (event->state != PERF_EVENT_STATE_ACTIVE ||
+	    (hwc->state & PERF_HES_STOPPED))
+		return HRTIMER_NORESTART;
+
+	event->pmu->read(event);
+	regs = get_irq_regs();
+	if (regs && !perf_swevent_excluded(event, regs) &&
+	    (hwc->interrupts != ~0ULL || perf_event_unthrottle_late(event))) {
+		perf_sample_data_init(&data, 0, hwc->last_period);
+		perf_event_overflow(event, &data, regs);
+	}
+	period = max(hwc->sample_period, PERF_SWCLOCK_MIN_NS);
+	hrtimer_forward_now(timer, ns_to_ktime(period));
+	return HRTIMER_RESTART;
+}
+
+static void perf_swclock_timer_start(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	s64 left;
+
+	if (!is_sampling_event(event))
+		return;
+	left = local64_read(&hwc->period_left);
+	if (left <= 0 || left > hwc->sample_period)
+		left = hwc->sample_period;
+	left = max_t(s64, left, PERF_SWCLOCK_MIN_NS);
+	hrtimer_start(&hwc->hrtimer, ns_to_ktime(left),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+static void perf_swclock_timer_stop(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (!is_sampling_event(event))
+		return;
+	local64_set(&hwc->period_left,
+		    ktime_to_ns(hrtimer_get_remaining(&hwc->hrtimer)));
+	hrtimer_cancel(&hwc->hrtimer);
+}
+
+static void perf_swclock_init(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (!is_sampling_event(event))
+		return;
+	/* a frequency is a period in time: no adjusting needed */
+	if (event->attr.freq) {
+		hwc->sample_period = div64_u64(NSEC_PER_SEC,
+					       event->attr.sample_freq);
+		hwc->last_period = hwc->sample_period;
+	}
+	local64_set(&hwc->period_left, hwc->sample_period);
+	hrtimer_init(&hwc->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	hwc->hrtimer.function = perf_swclock_timer;
+}
+
 static int perf_swevent_event_init(struct perf_event *event)
 {
 	if (event->attr.type != PERF_TYPE_SOFTWARE)
@@ -111,6 +197,8 @@ static int perf_swevent_event_init(struct perf_event *event)
 		return -ENOENT;
 
 	event->event_caps |= PERF_EV_CAP_SOFTWARE;
+	if (perf_sw_kind(event) == PERF_SW_CLOCK)
+		perf_swclock_init(event);
 	if (perf_sw_kind(event) == PERF_SW_HOOKED) {
 		static_key_slow_inc(&perf_swevent_enabled[event->attr.config]);
 		event->destroy = perf_swevent_destroy;
@@ -129,16 +217,20 @@ static void perf_swclock_update(struct perf_event *event)
 
 static void perf_swevent_start(struct perf_event *event, int flags)
 {
-	if (perf_sw_kind(event) == PERF_SW_CLOCK)
-		local64_set(&event->hw.prev_count, local_clock());
 	event->hw.state = 0;
+	if (perf_sw_kind(event) == PERF_SW_CLOCK) {
+		local64_set(&event->hw.prev_count, local_clock());
+		perf_swclock_timer_start(event);
+	}
 }
 
 static void perf_swevent_stop(struct perf_event *event, int flags)
 {
 	if (!(event->hw.state & PERF_HES_STOPPED) &&
-	    perf_sw_kind(event) == PERF_SW_CLOCK)
+	    perf_sw_kind(event) == PERF_SW_CLOCK) {
+		perf_swclock_timer_stop(event);
 		perf_swclock_update(event);
+	}
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
 

@@ -103,6 +103,48 @@ int perf_event_max_stack_handler(const struct ctl_table *table, int write,
 	return proc_dointvec_minmax(table, write, buffer, lenp, ppos);
 }
 
+/* samples one event may take per tick before it is throttled */
+int perf_max_samples_per_tick(void)
+{
+	return READ_ONCE(perf_samples_per_tick);
+}
+
+static DEFINE_PER_CPU(u64, perf_sample_avg_ns);
+
+/**
+ * perf_sample_event_took - a PMU interrupt handler took @ns
+ *
+ * When the average handler time at the current maximum rate would use
+ * more than perf_cpu_time_max_percent of the CPU, lower the maximum rate
+ * so that it does not. Runs in NMI context: no locks, no printk.
+ */
+void perf_sample_event_took(u64 ns)
+{
+	u64 allowed = READ_ONCE(perf_sample_allowed_ns);
+	u64 avg, rate;
+
+	if (!allowed)
+		return;
+	avg = __this_cpu_read(perf_sample_avg_ns);
+	avg = avg - (avg >> 3) + (ns >> 3);
+	__this_cpu_write(perf_sample_avg_ns, avg);
+	if (avg <= allowed)
+		return;
+
+	rate = div64_u64((u64)NSEC_PER_SEC / 100 *
+			 READ_ONCE(sysctl_perf_cpu_time_max_percent), avg);
+	if (!rate)
+		rate = 1;
+	if (rate >= READ_ONCE(sysctl_perf_event_sample_rate))
+		return;
+	WRITE_ONCE(sysctl_perf_event_sample_rate, rate);
+	WRITE_ONCE(perf_samples_per_tick, DIV_ROUND_UP(rate, HZ));
+	WRITE_ONCE(perf_sample_period_ns, NSEC_PER_SEC / rate);
+	WRITE_ONCE(perf_sample_allowed_ns, NSEC_PER_SEC / rate *
+		   READ_ONCE(sysctl_perf_cpu_time_max_percent) / 100);
+}
+EXPORT_SYMBOL_GPL(perf_sample_event_took);
+
 int perf_max_stack(void)
 {
 	return READ_ONCE(sysctl_perf_event_max_stack);

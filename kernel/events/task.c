@@ -247,6 +247,8 @@ void perf_event_exit_task(struct task_struct *task)
 {
 	struct perf_event_context *ctx;
 
+	if (task->flags & PF_EXITING)
+		perf_event_task_exit_record(task);
 	ctx = perf_task_ctx_get(task);
 	if (!ctx)
 		return;

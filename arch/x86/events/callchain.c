@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Stack walking for sample callchains: the kernel stack with the kernel's
+ * unwinder, the user stack by frame pointers, without faulting (samples
+ * may be taken in NMI context).
+ */
+#include <linux/perf_event.h>
+#include <linux/uaccess.h>
+
+#include <asm/stacktrace.h>
+#include <asm/unwind.h>
+
+/**
+ * perf_callchain_kernel - the kernel part of a sample's callchain
+ *
+ * Registers made up by perf_fetch_caller_regs() (no X86_EFLAGS_FIXED)
+ * are not a trap frame: the walk then starts from their stack pointer.
+ */
+void perf_callchain_kernel(struct perf_callchain_entry_ctx *entry,
+			   struct pt_regs *regs)
+{
+	struct unwind_state state;
+	unsigned long addr;
+
+	if (perf_callchain_store(entry, regs->ip))
+		return;
+
+	if (regs->flags & X86_EFLAGS_FIXED)
+		unwind_start(&state, current, regs, NULL);
+	else
+		unwind_start(&state, current, NULL, (void *)regs->sp);
+
+	for (; !unwind_done(&state); unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr || perf_callchain_store(entry, addr))
+			return;
+	}
+}
+
+struct perf_user_frame {
+	unsigned long next_fp;
+	unsigned long ret_addr;
+};
+
+/**
+ * perf_callchain_user - the user part of a sample's callchain
+ *
+ * Follows the chain of saved frame pointers from @regs->bp; stops at the
+ * first frame that is not in user memory or cannot be read without a
+ * fault.
+ */
+void perf_callchain_user(struct perf_callchain_entry_ctx *entry,
+			 struct pt_regs *regs)
+{
+	struct perf_user_frame frame;
+	unsigned long fp = regs->bp;
+
+	if (perf_callchain_store(entry, regs->ip))
+		return;
+	if (!nmi_uaccess_okay())
+		return;
+
+	pagefault_disable();
+	while (entry->nr < entry->max_stack) {
+		if (fp & (sizeof(long) - 1) ||
+		    fp >= TASK_SIZE_MAX - sizeof(frame) || !fp)
+			break;
+		if (__copy_from_user_inatomic(&frame,
+					      (void __user *)fp,
+					      sizeof(frame)))
+			break;
+		if (perf_callchain_store(entry, frame.ret_addr))
+			break;
+		/* frames go up the stack: anything else is a loop */
+		if (frame.next_fp <= fp)
+			break;
+		fp = frame.next_fp;
+	}
+	pagefault_enable();
+}

@@ -1,0 +1,875 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writing records into a ring buffer, and the layout of samples.
+ *
+ * The writer works in any context, NMI included, and nests: an NMI may
+ * write while an interrupt's record on the same CPU is half written.
+ * Space is reserved by moving rb->head with cmpxchg; the records become
+ * visible to the reader when the outermost writer publishes
+ * user_page->data_head, which it does only once no nested writer is left.
+ *
+ * Record layouts are those of include/uapi/linux/perf_event.h; the sizes
+ * that depend only on attr are computed once, at event creation.
+ */
+#include <linux/circ_buf.h>
+#include <linux/io.h>
+#include <linux/mm.h>
+#include <linux/perf_regs.h>
+#include <linux/poll.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
+
+#include <asm/perf_event.h>
+
+#include "internal.h"
+
+/* "not available" in every field of a data source */
+#define PERF_DATA_SRC_NA	(PERF_MEM_S(OP, NA) | PERF_MEM_S(LVL, NA) | \
+				 PERF_MEM_S(SNOOP, NA) | PERF_MEM_S(LOCK, NA) | \
+				 PERF_MEM_S(TLB, NA) | PERF_MEM_S(LVLNUM, NA))
+
+/* Is there room for @size bytes between the reader and the writer? */
+static bool perf_buffer_has_space(unsigned long head, unsigned long tail,
+				  unsigned long size, unsigned long len,
+				  bool backward)
+{
+	if (!backward)
+		return CIRC_SPACE(head, tail, size) >= len;
+	return CIRC_SPACE(tail, head, size) >= len;
+}
+
+static void perf_output_wakeup(struct perf_output_handle *handle)
+{
+	struct perf_event *event = handle->event;
+
+	atomic_set(&handle->rb->poll, EPOLLIN | EPOLLRDNORM);
+	WRITE_ONCE(event->pending_wakeup, 1);
+	irq_work_queue(&event->pending_irq);
+}
+
+/*
+ * Publish data_head, if we are the outermost writer. A nested writer may
+ * move rb->head after we read it but before we drop the nesting count;
+ * then it did not publish, and we go round again.
+ */
+static void perf_output_put_handle(struct perf_output_handle *handle)
+{
+	struct perf_buffer *rb = handle->rb;
+	unsigned long head;
+	long nest;
+
+	nest = local_read(&rb->nest);
+	if (nest > 1) {
+		local_dec(&rb->nest);
+		goto out;
+	}
+again:
+	head = local_read(&rb->head);
+	/* the data must be visible before the head that covers it */
+	smp_wmb();
+	WRITE_ONCE(rb->user_page->data_head, head);
+	barrier();
+	local_set(&rb->nest, 0);
+	barrier();
+	if (unlikely(head != local_read(&rb->head))) {
+		local_inc(&rb->nest);
+		goto again;
+	}
+	if (handle->wakeup != local_read(&rb->wakeup))
+		perf_output_wakeup(handle);
+out:
+	return;
+}
+
+/* The buffer records of @event go to: inherited copies use the origin's. */
+static struct perf_buffer *perf_output_buffer(struct perf_event *event)
+{
+	if (event->parent)
+		event = event->parent;
+	return rcu_dereference(event->rb);
+}
+
+static int __perf_output_begin(struct perf_output_handle *handle,
+			       struct perf_sample_data *data,
+			       struct perf_event *event, unsigned int size,
+			       bool backward)
+{
+	struct perf_buffer *rb;
+	unsigned long tail, offset, head;
+	struct {
+		struct perf_event_header header;
+		u64 id;
+		u64 lost;
+	} lost_event;
+	u64 lost = 0;
+
+	rcu_read_lock();
+	rb = perf_output_buffer(event);
+	if (unlikely(!rb) || !rb->nr_pages)
+		goto out;
+	if (unlikely(rb->backward != backward))
+		goto out;
+	if (unlikely(READ_ONCE(rb->paused))) {
+		local_inc(&rb->lost);
+		atomic64_inc(&event->lost_samples);
+		goto out;
+	}
+
+	handle->rb = rb;
+	/* wakeups go through the event that owns the buffer */
+	handle->event = event->parent ? event->parent : event;
+	local_inc(&rb->nest);
+	handle->wakeup = local_read(&rb->wakeup);
+
+	if (unlikely(local_read(&rb->lost) && !rb->overwrite)) {
+		lost = local_read(&rb->lost);
+		size += sizeof(lost_event.header) + event->id_header_size +
+			2 * sizeof(u64);
+	}
+
+	do {
+		tail = READ_ONCE(rb->user_page->data_tail);
+		offset = local_read(&rb->head);
+		if (!rb->overwrite &&
+		    !perf_buffer_has_space(offset, tail, rb->size, size,
+					   backward))
+			goto fail;
+		head = backward ? offset - size : offset + size;
+	} while (local_cmpxchg(&rb->head, offset, head) != offset);
+
+	/* the reader's tail must be read before we overwrite what it read */
+	smp_mb();
+	if (backward)
+		offset = head;
+
+	/* every watermark's worth of bytes wakes the reader once */
+	if (!backward) {
+		if (unlikely(head - local_read(&rb->wakeup) > rb->watermark))
+			local_add(rb->watermark, &rb->wakeup);
+	} else {
+		if (unlikely(local_read(&rb->wakeup) - head > rb->watermark))
+			local_sub(rb->watermark, &rb->wakeup);
+	}
+
+	offset &= rb->size - 1;
+	handle->addr = rb->data + offset;
+	handle->left = rb->size - offset;
+	handle->size = size;
+
+	if (unlikely(lost)) {
+		local_sub(lost, &rb->lost);
+		perf_event_output_lost(handle, lost);
+	}
+	return 0;
+
+fail:
+	local_inc(&rb->lost);
+	atomic64_inc(&event->lost_samples);
+	perf_output_put_handle(handle);
+out:
+	rcu_read_unlock();
+	return -ENOSPC;
+}
+
+/**
+ * perf_output_begin - reserve @size bytes for one record of @event
+ *
+ * On success the caller writes exactly @size bytes with the
+ * perf_output_*() writers and then calls perf_output_end(); on failure
+ * (no buffer, no room) nothing is to be written and the drop is counted.
+ */
+int perf_output_begin(struct perf_output_handle *handle,
+		      struct perf_sample_data *data,
+		      struct perf_event *event, unsigned int size)
+{
+	return __perf_output_begin(handle, data, event, size,
+				   event->attr.write_backward);
+}
+EXPORT_SYMBOL_GPL(perf_output_begin);
+
+int perf_output_begin_forward(struct perf_output_handle *handle,
+			      struct perf_sample_data *data,
+			      struct perf_event *event, unsigned int size)
+{
+	return __perf_output_begin(handle, data, event, size, false);
+}
+
+int perf_output_begin_backward(struct perf_output_handle *handle,
+			       struct perf_sample_data *data,
+			       struct perf_event *event, unsigned int size)
+{
+	return __perf_output_begin(handle, data, event, size, true);
+}
+
+/**
+ * perf_output_end - finish the record begun by perf_output_begin()
+ */
+void perf_output_end(struct perf_output_handle *handle)
+{
+	perf_output_put_handle(handle);
+	rcu_read_unlock();
+}
+EXPORT_SYMBOL_GPL(perf_output_end);
+
+static void perf_output_advance(struct perf_output_handle *handle,
+				unsigned int len)
+{
+	handle->addr += len;
+	handle->left -= len;
+	handle->size -= len;
+	if (!handle->left) {
+		handle->addr = handle->rb->data;
+		handle->left = handle->rb->size;
+	}
+}
+
+/**
+ * perf_output_copy - append @len bytes of @buf to the current record
+ *
+ * Returns the number of bytes that did not fit (0 normally).
+ */
+unsigned int perf_output_copy(struct perf_output_handle *handle,
+			      const void *buf, unsigned int len)
+{
+	while (len && handle->size) {
+		unsigned int n = min3((unsigned long)len, handle->left,
+				      handle->size);
+
+		memcpy(handle->addr, buf, n);
+		buf += n;
+		len -= n;
+		perf_output_advance(handle, n);
+	}
+	return len;
+}
+EXPORT_SYMBOL_GPL(perf_output_copy);
+
+/**
+ * perf_output_skip - leave @len bytes of the record as they are
+ */
+unsigned int perf_output_skip(struct perf_output_handle *handle,
+			      unsigned int len)
+{
+	while (len && handle->size) {
+		unsigned int n = min3((unsigned long)len, handle->left,
+				      handle->size);
+
+		len -= n;
+		perf_output_advance(handle, n);
+	}
+	return len;
+}
+
+/* Copy from user memory with page faults off (we may be in an NMI). */
+static unsigned int perf_output_copy_user(struct perf_output_handle *handle,
+					  const void __user *buf,
+					  unsigned int len)
+{
+	unsigned int left = 0;
+
+	while (len && handle->size) {
+		unsigned int n = min3((unsigned long)len, handle->left,
+				      handle->size);
+		unsigned long miss;
+
+		pagefault_disable();
+		miss = __copy_from_user_inatomic(handle->addr, buf, n);
+		pagefault_enable();
+		if (miss)
+			memset(handle->addr + n - miss, 0, miss);
+		left += miss;
+		buf += n;
+		len -= n;
+		perf_output_advance(handle, n);
+	}
+	return left;
+}
+
+/*
+ * Sizes
+ */
+static u16 perf_sample_id_size(u64 type)
+{
+	u16 size = 0;
+
+	if (type & PERF_SAMPLE_TID)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_TIME)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_ID)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_STREAM_ID)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_CPU)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_IDENTIFIER)
+		size += sizeof(u64);
+	return size;
+}
+
+/**
+ * perf_event_header_sizes - precompute the fixed record sizes of @event
+ *
+ * header_size: the fixed part of a sample after perf_event_header;
+ * id_header_size: the sample_id trailer of other records.
+ */
+void perf_event_header_sizes(struct perf_event *event)
+{
+	u64 type = event->attr.sample_type;
+	u16 size = 0;
+
+	if (type & PERF_SAMPLE_IDENTIFIER)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_IP)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_TID)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_TIME)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_ADDR)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_ID)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_STREAM_ID)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_CPU)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_PERIOD)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_WEIGHT_TYPE)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_DATA_SRC)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_TRANSACTION)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_PHYS_ADDR)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_CGROUP)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_DATA_PAGE_SIZE)
+		size += sizeof(u64);
+	if (type & PERF_SAMPLE_CODE_PAGE_SIZE)
+		size += sizeof(u64);
+	event->header_size = size;
+	event->id_header_size = event->attr.sample_id_all ?
+				perf_sample_id_size(type) : 0;
+}
+
+/*
+ * The identity fields shared by samples and the sample_id trailer.
+ */
+static void perf_sample_fill_id(struct perf_sample_data *data,
+				struct perf_event *event, u64 type)
+{
+	data->type = type;
+	if (type & PERF_SAMPLE_TID) {
+		/* as the opener's pid namespace sees the task */
+		data->tid_entry.pid = task_tgid_nr_ns(current, event->ns);
+		data->tid_entry.tid = task_pid_nr_ns(current, event->ns);
+	}
+	if (type & PERF_SAMPLE_TIME)
+		data->time = event->clock();
+	if (type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER))
+		data->id = event->parent ? event->parent->id : event->id;
+	if (type & PERF_SAMPLE_STREAM_ID)
+		data->stream_id = event->id;
+	if (type & PERF_SAMPLE_CPU) {
+		data->cpu_entry.cpu = raw_smp_processor_id();
+		data->cpu_entry.reserved = 0;
+	}
+}
+
+/**
+ * perf_event_header_init - start a non-sample record's header
+ *
+ * Grows header->size by the sample_id trailer and fills @data with the
+ * identity fields the trailer will carry.
+ */
+void perf_event_header_init(struct perf_event_header *header,
+			    struct perf_sample_data *data,
+			    struct perf_event *event)
+{
+	data->sample_flags = 0;
+	if (!event->attr.sample_id_all)
+		return;
+	header->size += event->id_header_size;
+	perf_sample_fill_id(data, event, event->attr.sample_type);
+}
+
+/**
+ * perf_event_output_id - write the sample_id trailer of a record
+ */
+void perf_event_output_id(struct perf_output_handle *handle,
+			  struct perf_sample_data *data,
+			  struct perf_event *event)
+{
+	u64 type = event->attr.sample_type;
+
+	if (!event->attr.sample_id_all)
+		return;
+	if (type & PERF_SAMPLE_TID)
+		perf_output_put(handle, data->tid_entry);
+	if (type & PERF_SAMPLE_TIME)
+		perf_output_put(handle, data->time);
+	if (type & PERF_SAMPLE_ID)
+		perf_output_put(handle, data->id);
+	if (type & PERF_SAMPLE_STREAM_ID)
+		perf_output_put(handle, data->stream_id);
+	if (type & PERF_SAMPLE_CPU)
+		perf_output_put(handle, data->cpu_entry);
+	if (type & PERF_SAMPLE_IDENTIFIER)
+		perf_output_put(handle, data->id);
+}
+
+/*
+ * User registers: those of the task's user mode, wherever the sample
+ * was taken. Kernel threads have none.
+ */
+static void perf_sample_regs_user(struct perf_regs *regs_user,
+				  struct pt_regs *regs)
+{
+	if (user_mode(regs)) {
+		regs_user->abi = perf_reg_abi(current);
+		regs_user->regs = regs;
+	} else if (!(current->flags & PF_KTHREAD)) {
+		perf_get_regs_user(regs_user, regs);
+	} else {
+		regs_user->abi = PERF_SAMPLE_REGS_ABI_NONE;
+		regs_user->regs = NULL;
+	}
+}
+
+static u64 perf_regs_size(u64 mask)
+{
+	return hweight64(mask) * sizeof(u64);
+}
+
+/* How much user stack fits in what is left of the 64 KiB record. */
+static u16 perf_sample_ustack_size(u16 stack_size, u16 header_size,
+				   struct pt_regs *regs)
+{
+	unsigned long task_size = TASK_SIZE, sp;
+
+	if (!regs)
+		return 0;
+	sp = user_stack_pointer(regs);
+	if (sp >= task_size)
+		return 0;
+	stack_size = min_t(unsigned long, stack_size, task_size - sp);
+	/* the size and dyn_size words, then round down to u64 */
+	if ((u32)header_size + 2 * sizeof(u64) + stack_size > USHRT_MAX)
+		stack_size = USHRT_MAX - header_size - 2 * sizeof(u64);
+	return round_down(stack_size, sizeof(u64));
+}
+
+static u64 perf_virt_to_phys(u64 addr)
+{
+	struct page *p = NULL;
+	u64 phys = 0;
+
+	if (!addr)
+		return 0;
+	if (addr >= TASK_SIZE) {
+		if (virt_addr_valid((void *)(uintptr_t)addr) &&
+		    !(addr >= VMALLOC_START && addr < VMALLOC_END))
+			phys = virt_to_phys((void *)(uintptr_t)addr);
+	} else if (current->mm) {
+		/* get_user_page_fast_only() is safe in any context */
+		if (get_user_page_fast_only(addr, 0, &p)) {
+			phys = page_to_phys(p) + offset_in_page(addr);
+			put_page(p);
+		}
+	}
+	return phys;
+}
+
+/* The size of the page (or huge page) that maps @addr, 0 if unmapped. */
+static u64 perf_page_size(u64 addr)
+{
+	struct mm_struct *mm;
+	unsigned long flags;
+	unsigned int level;
+	pte_t *pte;
+	u64 size = 0;
+
+	if (!addr)
+		return 0;
+	mm = addr >= TASK_SIZE ? &init_mm : current->mm;
+	if (!mm)
+		return 0;
+	local_irq_save(flags);
+	if (addr >= TASK_SIZE) {
+		pte = lookup_address(addr, &level);
+		if (pte && pte_present(*pte))
+			size = page_level_size(level);
+	} else {
+		pgd_t *pgd = pgd_offset(mm, addr);
+		p4d_t *p4d;
+		pud_t *pud;
+		pmd_t *pmd;
+		pte_t *ptep, pteval;
+
+		if (pgd_none(*pgd))
+			goto out;
+		p4d = p4d_offset(pgd, addr);
+		if (p4d_none(*p4d))
+			goto out;
+		pud = pud_offset(p4d, addr);
+		if (pud_none(*pud))
+			goto out;
+		if (pud_leaf(*pud)) {
+			size = PUD_SIZE;
+			goto out;
+		}
+		pmd = pmd_offset(pud, addr);
+		if (pmd_none(*pmd))
+			goto out;
+		if (pmd_leaf(*pmd)) {
+			size = PMD_SIZE;
+			goto out;
+		}
+		ptep = pte_offset_kernel(pmd, addr);
+		pteval = ptep_get(ptep);
+		if (pte_present(pteval))
+			size = PAGE_SIZE;
+	}
+out:
+	local_irq_restore(flags);
+	return size;
+}
+
+/**
+ * perf_prepare_sample - fill what a sample of @event needs from @regs
+ *
+ * Fields a PMU driver already set (data->sample_flags) are kept.
+ */
+void perf_prepare_sample(struct perf_sample_data *data,
+			 struct perf_event *event, struct pt_regs *regs)
+{
+	u64 type = event->attr.sample_type;
+	u64 filled = data->sample_flags;
+	u64 dyn = 0;
+
+	perf_sample_fill_id(data, event, type);
+
+	if (type & PERF_SAMPLE_IP)
+		data->ip = perf_instruction_pointer(regs);
+
+	if ((type & PERF_SAMPLE_ADDR) && !(filled & PERF_SAMPLE_ADDR))
+		data->addr = 0;
+
+	/* a group's size changes as members join: not precomputed */
+	if (type & PERF_SAMPLE_READ)
+		dyn += perf_read_size(event);
+
+	if (type & PERF_SAMPLE_CALLCHAIN) {
+		if (!(filled & PERF_SAMPLE_CALLCHAIN))
+			data->callchain = perf_callchain(event, regs);
+		dyn += sizeof(u64) *
+		       (1 + (data->callchain ? data->callchain->nr : 0));
+	}
+
+	if (type & PERF_SAMPLE_RAW) {
+		struct perf_raw_record *raw = (filled & PERF_SAMPLE_RAW) ?
+					      data->raw : NULL;
+		u32 size = sizeof(u32);
+		struct perf_raw_frag *frag;
+
+		if (raw) {
+			for (frag = &raw->frag; ; frag = frag->next) {
+				size += frag->size;
+				if (!frag->next ||
+				    (unsigned long)frag->next == 1)
+					break;
+			}
+		}
+		size = round_up(size, sizeof(u64));
+		if (raw)
+			raw->size = size - sizeof(u32);
+		else
+			data->raw = NULL;
+		dyn += size;
+	}
+
+	if (type & PERF_SAMPLE_BRANCH_STACK) {
+		if (!(filled & PERF_SAMPLE_BRANCH_STACK))
+			data->br_stack = NULL;
+		dyn += sizeof(u64);
+		if (event->attr.branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+			dyn += sizeof(u64);
+		if (data->br_stack)
+			dyn += data->br_stack->nr *
+			       sizeof(struct perf_branch_entry);
+	}
+
+	if (type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER))
+		perf_sample_regs_user(&data->regs_user, regs);
+
+	if (type & PERF_SAMPLE_REGS_USER) {
+		dyn += sizeof(u64);
+		if (data->regs_user.regs)
+			dyn += perf_regs_size(event->attr.sample_regs_user);
+	}
+
+	if (type & PERF_SAMPLE_STACK_USER) {
+		u16 stack = perf_sample_ustack_size(
+				event->attr.sample_stack_user,
+				event->header_size + sizeof(struct perf_event_header) + dyn,
+				data->regs_user.regs);
+
+		data->stack_user_size = stack;
+		dyn += sizeof(u64);
+		if (stack)
+			dyn += stack + sizeof(u64);
+	}
+
+	if (type & PERF_SAMPLE_REGS_INTR) {
+		data->regs_intr.regs = regs;
+		data->regs_intr.abi = PERF_SAMPLE_REGS_ABI_64;
+		dyn += sizeof(u64) + perf_regs_size(event->attr.sample_regs_intr);
+	}
+
+	if ((type & PERF_SAMPLE_WEIGHT_TYPE) && !(filled & PERF_SAMPLE_WEIGHT_TYPE))
+		data->weight.full = 0;
+	if ((type & PERF_SAMPLE_DATA_SRC) && !(filled & PERF_SAMPLE_DATA_SRC))
+		data->data_src.val = PERF_DATA_SRC_NA;
+	if ((type & PERF_SAMPLE_TRANSACTION) && !(filled & PERF_SAMPLE_TRANSACTION))
+		data->txn = 0;
+	if (type & PERF_SAMPLE_PHYS_ADDR)
+		data->phys_addr = perf_virt_to_phys(data->addr);
+	if (type & PERF_SAMPLE_CGROUP)
+		data->cgroup = 0;
+	if (type & PERF_SAMPLE_DATA_PAGE_SIZE)
+		data->data_page_size = perf_page_size(data->addr);
+	if (type & PERF_SAMPLE_CODE_PAGE_SIZE)
+		data->code_page_size = perf_page_size(data->ip);
+
+	data->dyn_size = dyn;
+	data->sample_flags |= type;
+}
+EXPORT_SYMBOL_GPL(perf_prepare_sample);
+
+/**
+ * perf_prepare_header - the header of the sample perf_prepare_sample() made
+ */
+void perf_prepare_header(struct perf_event_header *header,
+			 struct perf_sample_data *data,
+			 struct perf_event *event, struct pt_regs *regs)
+{
+	header->type = PERF_RECORD_SAMPLE;
+	header->size = sizeof(*header) + event->header_size + data->dyn_size;
+	header->misc = perf_misc_flags(regs);
+	/* the record is bounded by the u16 size; perf_prepare_sample kept it */
+	WARN_ON_ONCE(sizeof(*header) + event->header_size + data->dyn_size >
+		     USHRT_MAX);
+}
+EXPORT_SYMBOL_GPL(perf_prepare_header);
+
+static void perf_output_regs(struct perf_output_handle *handle,
+			     struct pt_regs *regs, u64 mask)
+{
+	int bit;
+	DECLARE_BITMAP(bits, 64);
+
+	bitmap_from_u64(bits, mask);
+	for_each_set_bit(bit, bits, 64) {
+		u64 val = perf_reg_value(regs, bit);
+
+		perf_output_put(handle, val);
+	}
+}
+
+static void perf_output_raw(struct perf_output_handle *handle,
+			    struct perf_raw_record *raw)
+{
+	struct perf_raw_frag *frag;
+	u32 size, written = 0;
+	u64 zero = 0;
+
+	if (!raw) {
+		struct {
+			u32 size;
+			u32 data;
+		} empty = { .size = sizeof(u32), .data = 0 };
+
+		perf_output_put(handle, empty);
+		return;
+	}
+	size = raw->size;
+	perf_output_put(handle, size);
+	for (frag = &raw->frag; ; frag = frag->next) {
+		perf_output_copy(handle, frag->data, frag->size);
+		written += frag->size;
+		if (!frag->next || (unsigned long)frag->next == 1)
+			break;
+	}
+	if (size > written)
+		perf_output_copy(handle, &zero, size - written);
+}
+
+/**
+ * perf_output_sample - write a prepared sample, in the ABI's field order
+ */
+void perf_output_sample(struct perf_output_handle *handle,
+			struct perf_event_header *header,
+			struct perf_sample_data *data,
+			struct perf_event *event)
+{
+	u64 type = event->attr.sample_type;
+
+	perf_output_put(handle, *header);
+
+	if (type & PERF_SAMPLE_IDENTIFIER)
+		perf_output_put(handle, data->id);
+	if (type & PERF_SAMPLE_IP)
+		perf_output_put(handle, data->ip);
+	if (type & PERF_SAMPLE_TID)
+		perf_output_put(handle, data->tid_entry);
+	if (type & PERF_SAMPLE_TIME)
+		perf_output_put(handle, data->time);
+	if (type & PERF_SAMPLE_ADDR)
+		perf_output_put(handle, data->addr);
+	if (type & PERF_SAMPLE_ID)
+		perf_output_put(handle, data->id);
+	if (type & PERF_SAMPLE_STREAM_ID)
+		perf_output_put(handle, data->stream_id);
+	if (type & PERF_SAMPLE_CPU)
+		perf_output_put(handle, data->cpu_entry);
+	if (type & PERF_SAMPLE_PERIOD)
+		perf_output_put(handle, data->period);
+	if (type & PERF_SAMPLE_READ)
+		perf_output_read(handle, event);
+
+	if (type & PERF_SAMPLE_CALLCHAIN) {
+		struct perf_callchain_entry *cc = data->callchain;
+		u64 nr = cc ? cc->nr : 0;
+
+		perf_output_put(handle, nr);
+		if (nr)
+			perf_output_copy(handle, cc->ip, nr * sizeof(u64));
+	}
+
+	if (type & PERF_SAMPLE_RAW)
+		perf_output_raw(handle, data->raw);
+
+	if (type & PERF_SAMPLE_BRANCH_STACK) {
+		struct perf_branch_stack *br = data->br_stack;
+		u64 nr = br ? br->nr : 0;
+
+		perf_output_put(handle, nr);
+		if (event->attr.branch_sample_type &
+		    PERF_SAMPLE_BRANCH_HW_INDEX) {
+			u64 idx = br ? br->hw_idx : -1ULL;
+
+			perf_output_put(handle, idx);
+		}
+		if (nr)
+			perf_output_copy(handle, br->entries,
+					 nr * sizeof(struct perf_branch_entry));
+	}
+
+	if (type & PERF_SAMPLE_REGS_USER) {
+		u64 abi = data->regs_user.regs ? data->regs_user.abi :
+						 PERF_SAMPLE_REGS_ABI_NONE;
+
+		perf_output_put(handle, abi);
+		if (data->regs_user.regs)
+			perf_output_regs(handle, data->regs_user.regs,
+					 event->attr.sample_regs_user);
+	}
+
+	if (type & PERF_SAMPLE_STACK_USER) {
+		u64 size = data->stack_user_size;
+
+		perf_output_put(handle, size);
+		if (size) {
+			void __user *sp = (void __user *)
+				user_stack_pointer(data->regs_user.regs);
+			u64 dyn = size - perf_output_copy_user(handle, sp, size);
+
+			perf_output_put(handle, dyn);
+		}
+	}
+
+	if (type & PERF_SAMPLE_WEIGHT_TYPE)
+		perf_output_put(handle, data->weight.full);
+	if (type & PERF_SAMPLE_DATA_SRC)
+		perf_output_put(handle, data->data_src.val);
+	if (type & PERF_SAMPLE_TRANSACTION)
+		perf_output_put(handle, data->txn);
+
+	if (type & PERF_SAMPLE_REGS_INTR) {
+		u64 abi = data->regs_intr.abi;
+
+		perf_output_put(handle, abi);
+		perf_output_regs(handle, data->regs_intr.regs,
+				 event->attr.sample_regs_intr);
+	}
+
+	if (type & PERF_SAMPLE_PHYS_ADDR)
+		perf_output_put(handle, data->phys_addr);
+	if (type & PERF_SAMPLE_CGROUP)
+		perf_output_put(handle, data->cgroup);
+	if (type & PERF_SAMPLE_DATA_PAGE_SIZE)
+		perf_output_put(handle, data->data_page_size);
+	if (type & PERF_SAMPLE_CODE_PAGE_SIZE)
+		perf_output_put(handle, data->code_page_size);
+
+	/* wakeup_events counts samples only */
+	if (!event->attr.watermark && handle->rb->wakeup_events) {
+		struct perf_buffer *rb = handle->rb;
+
+		if (local_inc_return(&rb->events) >= rb->wakeup_events) {
+			local_sub(rb->wakeup_events, &rb->events);
+			local_inc(&rb->wakeup);
+		}
+	}
+}
+EXPORT_SYMBOL_GPL(perf_output_sample);
+
+static int __perf_event_output(struct perf_event *event,
+			       struct perf_sample_data *data,
+			       struct pt_regs *regs, bool backward)
+{
+	struct perf_output_handle handle;
+	struct perf_event_header header;
+	int err;
+
+	/* callchains and user stacks must not recurse into us */
+	rcu_read_lock();
+	perf_prepare_sample(data, event, regs);
+	perf_prepare_header(&header, data, event, regs);
+	err = __perf_output_begin(&handle, data, event, header.size, backward);
+	if (!err) {
+		perf_output_sample(&handle, &header, data, event);
+		perf_output_end(&handle);
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+/**
+ * perf_event_output - write one sample of @event: the default handler
+ */
+int perf_event_output(struct perf_event *event,
+		      struct perf_sample_data *data, struct pt_regs *regs)
+{
+	return __perf_event_output(event, data, regs,
+				   event->attr.write_backward);
+}
+EXPORT_SYMBOL_GPL(perf_event_output);
+
+void perf_event_output_forward(struct perf_event *event,
+			       struct perf_sample_data *data,
+			       struct pt_regs *regs)
+{
+	__perf_event_output(event, data, regs, false);
+}
+
+void perf_event_output_backward(struct perf_event *event,
+				struct perf_sample_data *data,
+				struct pt_regs *regs)
+{
+	__perf_event_output(event, data, regs, true);
+}

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ring buffer as a kernel object: allocation, mapping it into user
+ * space with its memory accounting, which events write into it
+ * (SET_OUTPUT), the control page and waking readers.
+ *
+ * The writer that fills it lives in output.c.
+ *
+ * Lifetime: event->rb holds a reference, as does each mapping through
+ * the owning event's mmap_count. The buffer is freed after an RCU grace
+ * period, because writers find it with rcu_dereference(event->rb) from
+ * any context.
+ */
+#include <linux/mm.h>
+#include <linux/poll.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/user.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "internal.h"
+
+static struct perf_buffer *perf_buffer_alloc(struct perf_event *event,
+					     int nr_pages, bool overwrite)
+{
+	struct perf_buffer *rb;
+	unsigned long size = (unsigned long)nr_pages << PAGE_SHIFT;
+
+	rb = kzalloc(sizeof(*rb), GFP_KERNEL);
+	if (!rb)
+		return NULL;
+	rb->user_page = vmalloc_user(size + PAGE_SIZE);
+	if (!rb->user_page) {
+		kfree(rb);
+		return NULL;
+	}
+	rb->data = (void *)rb->user_page + PAGE_SIZE;
+	rb->size = size;
+	rb->nr_pages = nr_pages;
+	rb->overwrite = overwrite;
+	rb->backward = event->attr.write_backward;
+	refcount_set(&rb->refcount, 1);
+	spin_lock_init(&rb->event_lock);
+	INIT_LIST_HEAD(&rb->event_list);
+
+	if (event->attr.watermark)
+		rb->watermark = min_t(long, size, event->attr.wakeup_watermark);
+	if (!rb->watermark)
+		rb->watermark = size / 2;
+	if (!event->attr.watermark)
+		rb->wakeup_events = event->attr.wakeup_events;
+
+	rb->user_page->data_offset = PAGE_SIZE;
+	rb->user_page->data_size = size;
+	return rb;
+}
+
+static void perf_buffer_free_rcu(struct rcu_head *head)
+{
+	struct perf_buffer *rb = container_of(head, struct perf_buffer,
+					      rcu_head);
+
+	vfree(rb->user_page);
+	kfree(rb);
+}
+
+/**
+ * perf_buffer_get - a reference on the buffer @event writes to, or NULL
+ */
+struct perf_buffer *perf_buffer_get(struct perf_event *event)
+{
+	struct perf_buffer *rb;
+
+	rcu_read_lock();
+	rb = rcu_dereference(event->rb);
+	if (rb && !refcount_inc_not_zero(&rb->refcount))
+		rb = NULL;
+	rcu_read_unlock();
+	return rb;
+}
+
+void perf_buffer_put(struct perf_buffer *rb)
+{
+	if (rb && refcount_dec_and_test(&rb->refcount))
+		call_rcu(&rb->rcu_head, perf_buffer_free_rcu);
+}
+
+/**
+ * perf_buffer_attach - make @event write into @rb (NULL: nowhere)
+ *
+ * Takes a reference on @rb for the event and drops the one on the buffer
+ * it wrote to before. Caller holds event->mmap_mutex.
+ */
+void perf_buffer_attach(struct perf_event *event, struct perf_buffer *rb)
+{
+	struct perf_buffer *old = rcu_dereference_protected(event->rb,
+					lockdep_is_held(&event->mmap_mutex));
+	unsigned long flags;
+
+	if (old == rb)
+		return;
+	if (old) {
+		spin_lock_irqsave(&old->event_lock, flags);
+		list_del_rcu(&event->rb_entry);
+		spin_unlock_irqrestore(&old->event_lock, flags);
+	}
+	if (rb) {
+		refcount_inc(&rb->refcount);
+		spin_lock_irqsave(&rb->event_lock, flags);
+		list_add_rcu(&event->rb_entry, &rb->event_list);
+		spin_unlock_irqrestore(&rb->event_lock, flags);
+	}
+	rcu_assign_pointer(event->rb, rb);
+	if (old) {
+		/* readers of @old may still hold rb_entry: wait for them */
+		synchronize_rcu();
+		/* a reader blocked in poll must see the buffer go away */
+		wake_up_all(&event->waitq);
+		perf_buffer_put(old);
+	}
+}
+
+/**
+ * perf_buffer_wakeup - wake everyone waiting on the buffer @event uses
+ *
+ * Poll and fasync readers of every event that shares the buffer; any
+ * context that may take spinlocks (the irq_work of an overflow).
+ */
+void perf_buffer_wakeup(struct perf_event *event)
+{
+	struct perf_buffer *rb;
+	struct perf_event *iter;
+
+	rcu_read_lock();
+	rb = rcu_dereference(event->rb);
+	if (!rb) {
+		rcu_read_unlock();
+		return;
+	}
+	atomic_set(&rb->poll, EPOLLIN | EPOLLRDNORM);
+	list_for_each_entry_rcu(iter, &rb->event_list, rb_entry) {
+		wake_up_all(&iter->waitq);
+		if (iter != event)
+			kill_fasync(&iter->fasync, SIGIO, POLL_IN);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * Memory accounting of a mapping. Each user may lock
+ * perf_event_mlock_kb per CPU in buffers for free; beyond that the pages
+ * count against RLIMIT_MEMLOCK as pinned memory of the mm, unless the
+ * caller has CAP_IPC_LOCK or perf_event_paranoid is -1.
+ */
+static int perf_buffer_charge(struct perf_buffer *rb, long pages)
+{
+	struct user_struct *user = current_user();
+	unsigned long limit, lock_limit, locked;
+	long user_locked, extra = 0;
+
+	limit = (READ_ONCE(sysctl_perf_event_mlock) >> (PAGE_SHIFT - 10)) *
+		num_online_cpus();
+	user_locked = atomic_long_read(&user->locked_vm);
+	/* a lowered limit does not make old charges count twice */
+	if (user_locked > limit)
+		user_locked = limit;
+	user_locked += pages;
+	if (user_locked > limit)
+		extra = user_locked - limit;
+
+	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	locked = atomic64_read(&current->mm->pinned_vm) + extra;
+	if (locked > lock_limit && sysctl_perf_event_paranoid > -1 &&
+	    !capable(CAP_IPC_LOCK))
+		return -EPERM;
+
+	atomic_long_add(pages - extra, &user->locked_vm);
+	atomic64_add(extra, &current->mm->pinned_vm);
+	rb->mmap_user = get_uid(user);
+	rb->mmap_locked = pages - extra;
+	rb->mmap_pinned = extra;
+	rb->mmap_mm = current->mm;
+	mmgrab(rb->mmap_mm);
+	return 0;
+}
+
+static void perf_buffer_uncharge(struct perf_buffer *rb)
+{
+	if (!rb->mmap_user)
+		return;
+	atomic_long_sub(rb->mmap_locked, &rb->mmap_user->locked_vm);
+	atomic64_sub(rb->mmap_pinned, &rb->mmap_mm->pinned_vm);
+	free_uid(rb->mmap_user);
+	mmdrop(rb->mmap_mm);
+	rb->mmap_user = NULL;
+}
+
+/*
+ * The last mapping of a buffer went away: return its charge and detach
+ * every event from it, those redirected into it by SET_OUTPUT included,
+ * as nobody can read what they would write.
+ */
+static void perf_buffer_unmapped(struct perf_event *event)
+{
+	struct perf_buffer *rb;
+	struct perf_event *iter;
+
+	rb = rcu_dereference_protected(event->rb,
+				       lockdep_is_held(&event->mmap_mutex));
+	if (!rb)
+		return;
+	perf_buffer_uncharge(rb);
+
+	for (;;) {
+		rcu_read_lock();
+		iter = list_first_or_null_rcu(&rb->event_list,
+					      struct perf_event, rb_entry);
+		while (iter && iter == event)
+			iter = list_next_or_null_rcu(&rb->event_list,
+						     &iter->rb_entry,
+						     struct perf_event,
+						     rb_entry);
+		if (iter && !refcount_inc_not_zero(&iter->refcount))
+			iter = NULL;
+		rcu_read_unlock();
+		if (!iter)
+			break;
+		mutex_lock(&iter->mmap_mutex);
+		if (rcu_access_pointer(iter->rb) == rb)
+			perf_buffer_attach(iter, NULL);
+		mutex_unlock(&iter->mmap_mutex);
+		perf_event_put(iter);
+	}
+	perf_buffer_attach(event, NULL);
+}
+
+static void perf_vma_open(struct vm_area_struct *vma)
+{
+	struct perf_event *event = vma->vm_file->private_data;
+
+	atomic_inc(&event->mmap_count);
+}
+
+static void perf_vma_close(struct vm_area_struct *vma)
+{
+	struct perf_event *event = vma->vm_file->private_data;
+
+	if (!atomic_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex))
+		return;
+	perf_buffer_unmapped(event);
+	mutex_unlock(&event->mmap_mutex);
+}
+
+/* The pages are mapped at mmap() time; a fault is outside the buffer. */
+static vm_fault_t perf_vma_fault(struct vm_fault *vmf)
+{
+	return VM_FAULT_SIGBUS;
+}
+
+static int perf_vma_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	/* a part of the buffer is no use to anyone */
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct perf_vm_ops = {
+	.open		= perf_vma_open,
+	.close		= perf_vma_close,
+	.fault		= perf_vma_fault,
+	.may_split	= perf_vma_may_split,
+};
+
+/**
+ * perf_buffer_mmap - map @event's ring buffer, creating it on first use
+ *
+ * The mapping is the control page plus 2^n data pages (n >= 0), or the
+ * control page alone. A writable mapping tells the kernel how far the
+ * reader got (data_tail); a read-only one lets the kernel overwrite.
+ */
+int perf_buffer_mmap(struct perf_event *event, struct vm_area_struct *vma)
+{
+	unsigned long pages = vma_pages(vma);
+	struct perf_buffer *rb;
+	int nr_pages, err;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	/* no AUX area: nothing lives past the data pages */
+	if (vma->vm_pgoff)
+		return -EINVAL;
+	nr_pages = pages - 1;
+	if (!pages || (nr_pages && !is_power_of_2(nr_pages)))
+		return -EINVAL;
+	if (pages > INT_MAX >> PAGE_SHIFT)
+		return -ENOMEM;
+	/* an inherited per-task event has copies with no buffer to share */
+	if (event->cpu == -1 && event->attr.inherit)
+		return -EINVAL;
+
+	err = security_perf_event_read(event);
+	if (err)
+		return err;
+
+	mutex_lock(&event->mmap_mutex);
+	rb = rcu_dereference_protected(event->rb,
+				       lockdep_is_held(&event->mmap_mutex));
+	if (rb) {
+		/* redirected by SET_OUTPUT: its records go elsewhere */
+		if (!atomic_read(&event->mmap_count)) {
+			err = -EBUSY;
+			goto unlock;
+		}
+		if (rb->nr_pages != nr_pages) {
+			err = -EINVAL;
+			goto unlock;
+		}
+		if (!!(vma->vm_flags & VM_WRITE) == rb->overwrite) {
+			err = -EINVAL;
+			goto unlock;
+		}
+	} else {
+		rb = perf_buffer_alloc(event, nr_pages,
+				       !(vma->vm_flags & VM_WRITE));
+		if (!rb) {
+			err = -ENOMEM;
+			goto unlock;
+		}
+		err = perf_buffer_charge(rb, pages);
+		if (err) {
+			perf_buffer_put(rb);
+			goto unlock;
+		}
+		perf_buffer_attach(event, rb);
+		perf_buffer_put(rb);
+		perf_event_update_userpage(event);
+	}
+
+	err = remap_vmalloc_range(vma, rb->user_page, 0);
+	if (err) {
+		if (!atomic_read(&event->mmap_count))
+			perf_buffer_unmapped(event);
+		goto unlock;
+	}
+	atomic_inc(&event->mmap_count);
+	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	if (rb->overwrite)
+		vm_flags_clear(vma, VM_MAYWRITE);
+	vma->vm_ops = &perf_vm_ops;
+unlock:
+	mutex_unlock(&event->mmap_mutex);
+	return err;
+}
+
+/**
+ * perf_buffer_set_output - send @event's records to @output's buffer
+ *
+ * @output NULL stops the redirection. An event with a mapping of its own
+ * cannot be redirected.
+ */
+int perf_buffer_set_output(struct perf_event *event, struct perf_event *output)
+{
+	struct perf_buffer *rb = NULL;
+	int err = 0;
+
+	if (output) {
+		rb = perf_buffer_get(output);
+		/* nothing to write into yet */
+		if (!rb)
+			return -EINVAL;
+	}
+	mutex_lock(&event->mmap_mutex);
+	if (atomic_read(&event->mmap_count))
+		err = -EINVAL;
+	else
+		perf_buffer_attach(event, rb);
+	mutex_unlock(&event->mmap_mutex);
+	perf_buffer_put(rb);
+	return err;
+}
+
+/**
+ * perf_buffer_pause - stop (or restart) writing into @event's buffer
+ *
+ * Only for overwrite buffers, whose reader needs them to hold still.
+ */
+int perf_buffer_pause(struct perf_event *event, bool pause)
+{
+	struct perf_buffer *rb = perf_buffer_get(event);
+
+	if (!rb)
+		return -EINVAL;
+	WRITE_ONCE(rb->paused, pause);
+	perf_buffer_put(rb);
+	return 0;
+}
+
+/**
+ * perf_event_release_buffer - drop the buffer of an event being freed
+ */
+void perf_event_release_buffer(struct perf_event *event)
+{
+	mutex_lock(&event->mmap_mutex);
+	perf_buffer_attach(event, NULL);
+	mutex_unlock(&event->mmap_mutex);
+}
+
+/* Overridden by the architecture to publish rdpmc and clock facts. */
+void __weak arch_perf_update_userpage(struct perf_event *event,
+				      struct perf_event_mmap_page *userpg,
+				      u64 now)
+{
+}
+
+/**
+ * perf_event_update_userpage - refresh the control page of @event's buffer
+ *
+ * Self-monitoring readers retry while @lock changes, so the fields are
+ * consistent when they see it stable. Any context.
+ */
+void perf_event_update_userpage(struct perf_event *event)
+{
+	struct perf_event_mmap_page *up;
+	struct perf_buffer *rb;
+	u64 enabled, running, now;
+
+	rcu_read_lock();
+	rb = rcu_dereference(event->rb);
+	if (!rb)
+		goto out;
+	up = rb->user_page;
+
+	now = perf_clock();
+	enabled = event->total_time_enabled;
+	running = event->total_time_running;
+	if (event->ctx && event->state >= PERF_EVENT_STATE_INACTIVE) {
+		u64 delta = READ_ONCE(event->ctx->time) - event->tstamp;
+
+		if ((s64)delta > 0) {
+			enabled += delta;
+			if (event->state == PERF_EVENT_STATE_ACTIVE)
+				running += delta;
+		}
+	}
+
+	preempt_disable();
+	++up->lock;
+	barrier();
+	up->index = 0;
+	if (event->state == PERF_EVENT_STATE_ACTIVE && event->pmu->event_idx)
+		up->index = event->pmu->event_idx(event);
+	up->offset = local64_read(&event->count);
+	if (up->index)
+		up->offset -= local64_read(&event->hw.prev_count);
+	up->time_enabled = enabled;
+	up->time_running = running;
+	up->cap_bit0_is_deprecated = 1;
+	arch_perf_update_userpage(event, up, now);
+	barrier();
+	++up->lock;
+	preempt_enable();
+out:
+	rcu_read_unlock();
+}
+EXPORT_SYMBOL_GPL(perf_event_update_userpage);
