@@ -8,7 +8,11 @@
 #   cmd  interactive console (-nographic; Ctrl-A X quits QEMU)
 # Environment: SMP (CPUs, default 2), MEM (default 2G), QEMU_TIMEOUT
 # (seconds; default 300 + sum of test timeouts for "run", none for "cmd"),
-# APPEND (extra kernel command line), QEMU_EXTRA (extra QEMU arguments).
+# APPEND (extra kernel command line), QEMU_EXTRA (extra QEMU arguments),
+# QEMU (the QEMU binary, default qemu-system-x86_64), CPU (-cpu model,
+# default max), ICOUNT (e.g. "shift=0,sleep=off": deterministic -icount
+# with one TCG thread, a fixed seed and a virtual RTC; needed by the PMU
+# model of tools/testing/pmu-model, see make pmu-test).
 set -euo pipefail
 
 kernel=$1 initrd=$2 mode=$3 log=${4:-}
@@ -17,7 +21,12 @@ MEM=${MEM:-2G}
 [ -f "$kernel" ] || { echo "boot.sh: no kernel $kernel" >&2; exit 1; }
 [ -f "$initrd" ] || { echo "boot.sh: no initramfs $initrd" >&2; exit 1; }
 
-qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m "$MEM"
+accel=(-accel tcg,thread=multi)
+if [ -n "${ICOUNT:-}" ]; then
+	accel=(-accel tcg,thread=single -icount "$ICOUNT" -seed 1
+	       -rtc clock=vm,base=2024-01-01T00:00:00)
+fi
+qemu=("${QEMU:-qemu-system-x86_64}" "${accel[@]}" -cpu "${CPU:-max}" -m "$MEM"
       -smp "$SMP,sockets=$SMP,cores=1,threads=1"
       -kernel "$kernel" -initrd "$initrd"
       -append "console=ttyS0 loglevel=7 panic=-1 ptest=$mode ${APPEND:-}"
