@@ -111,6 +111,7 @@ upstream-bins: headers stock-tree
 initramfs: ptests runas $(if $(UPSTREAM_IN_TEST),upstream-bins)
 	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-test.cpio.gz \
 		$(if $(wildcard $(PTEST_DIR)/tests.list),-t $(PTEST_DIR)/tests.list:$(PTEST_OUT)) \
+		$(foreach l,$(EXTRA_LISTS),-t $(PTEST_DIR)/$(l):$(PTEST_OUT)) \
 		$(foreach t,$(UPSTREAM_IN_TEST),-u $(UP_OUT):$(t))
 
 initramfs-upstream: upstream-bins runas
