@@ -126,11 +126,14 @@ TEST(user_page_initial_fields)
 	EXPECT_EQ(0, pg->version);
 	EXPECT_EQ(0, pg->compat_version);
 	EXPECT_EQ(0, pg->lock & 1);
-	/* software event: no hardware counter to rdpmc */
+	/*
+	 * Software event: no hardware counter to rdpmc, index 0. (The
+	 * cap_user_rdpmc bit itself is the PMU's: stock 6.12 under QEMU TCG
+	 * sets it even for a software event, the 6.18 host does not.)
+	 */
 	EXPECT_EQ(0, pg->index);
 	EXPECT_EQ(0, (int)pg->cap_bit0);
 	EXPECT_EQ(1, (int)pg->cap_bit0_is_deprecated);
-	EXPECT_EQ(0, (int)pg->cap_user_rdpmc);
 	if (pg->cap_user_time)
 		EXPECT_NE(0, pg->time_mult);
 	if (pg->cap_user_time_zero)
@@ -160,7 +163,7 @@ TEST(user_page_of_counting_event)
 	/* a counting event has a user page and even a data area */
 	ASSERT_EQ(0, pt_rb_map(&rb, fd, 0));
 	EXPECT_EQ(0, rb.pg->data_size);
-	EXPECT_EQ(0, (int)rb.pg->cap_user_rdpmc);
+	EXPECT_EQ(0, rb.pg->index);
 	pt_rb_unmap(&rb);
 	ASSERT_EQ(0, pt_rb_map(&rb, fd, 1));
 	EXPECT_EQ(pt_page_size(), rb.pg->data_size);
@@ -274,7 +277,7 @@ TEST(mremap_grow_efault_shrink_einval_move_ok)
 	rb.data = (unsigned char *)p + ps;
 	EXPECT_EQ(ps, rb.pg->data_offset);
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
-	pt_spin_ns(5000000);
+	pt_spin_ns(20000000);
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
 	EXPECT_LT(0, pt_rb_head(&rb));
 	pt_rb_unmap(&rb);

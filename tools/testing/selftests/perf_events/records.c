@@ -962,9 +962,11 @@ struct read_rec {
 };
 
 /*
- * inherit_stat: an inherited child's count comes back as a READ record
- * when it exits (read_format of the event: here value and id), written
- * through the child's event.
+ * inherit_stat: on 6.18 an inherited child's count comes back as a READ
+ * record when it exits (read_format of the event: here value and id),
+ * written through the child's event. 6.12 writes no READ record there
+ * (checked on the stock 6.12 kernel under QEMU): the count only folds
+ * into the parent event.
  */
 TEST(read_record_at_inherited_child_exit)
 {
@@ -1003,6 +1005,13 @@ TEST(read_record_at_inherited_child_exit)
 	pt_recs_for_each(h, &sb.recs, PERF_RECORD_READ) {
 		rr = (struct read_rec *)h;
 		n++;
+	}
+	if (pt_kernel_is_612()) {
+		EXPECT_EQ(0, n);
+		EXPECT_EQ(npages, pt_read1(sb.fd));
+		close(xfd);
+		sb_close(&sb);
+		return;
 	}
 	ASSERT_EQ(1, n);
 	EXPECT_EQ(0, rr->h.misc);
@@ -1138,7 +1147,7 @@ TEST_F(throttle, throttle_and_unthrottle_records)
 	close(fd);
 }
 
-TEST(ksymbol_and_text_poke_attrs_accepted)
+TEST(ksymbol_and_text_poke_attrs)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -1152,8 +1161,15 @@ TEST(ksymbol_and_text_poke_attrs_accepted)
 	sb_attr(&attr);
 	attr.text_poke = 1;
 	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
-	EXPECT_LE(0, fd);
-	close(fd);
+	if (pt_can_count_kernel()) {
+		EXPECT_LE(0, fd);
+	} else if (pt_kernel_is_612()) {
+		/* 6.12: kernel text changes are for the privileged (6.18: anyone) */
+		EXPECT_EQ(-1, fd);
+		EXPECT_EQ(EACCES, errno);
+	}
+	if (fd >= 0)
+		close(fd);
 }
 
 int main(int argc, char **argv)

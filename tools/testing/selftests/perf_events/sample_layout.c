@@ -162,6 +162,37 @@ TEST(every_fault_sampled_with_exact_fields)
 	run_done(&r);
 }
 
+/*
+ * A counted software event (page faults) with PERF_SAMPLE_PERIOD and a
+ * fixed period samples every hit, each with period 1 (so that summing
+ * periods gives the count); without PERIOD in sample_type the period
+ * applies. Same on 6.12 and 6.18.
+ */
+TEST(sample_period_bit_makes_every_fault_a_sample)
+{
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	struct run r;
+
+	fault_attr(&attr, PERF_SAMPLE_ADDR);
+	attr.sample_period = 4;
+	ASSERT_EQ(0, fault_run(&attr, &r, -1));
+	EXPECT_EQ(NPAGES / 4, pt_recs_count(&r.recs, PERF_RECORD_SAMPLE));
+	/* the 4th, 8th, ... fault */
+	h = pt_recs_next(&r.recs, NULL, PERF_RECORD_SAMPLE);
+	ASSERT_NE(NULL, h);
+	EXPECT_EQ((unsigned long)(r.pages + 3 * pt_page_size()), ((__u64 *)(h + 1))[0]);
+	run_done(&r);
+
+	fault_attr(&attr, PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD);
+	attr.sample_period = 4;
+	ASSERT_EQ(0, fault_run(&attr, &r, -1));
+	EXPECT_EQ(NPAGES, pt_recs_count(&r.recs, PERF_RECORD_SAMPLE));
+	pt_recs_for_each(h, &r.recs, PERF_RECORD_SAMPLE)
+		EXPECT_EQ(1, ((__u64 *)(h + 1))[1]);
+	run_done(&r);
+}
+
 TEST(sample_size_is_header_plus_fields)
 {
 	static const struct { __u64 st; int size; } cases[] = {
@@ -623,9 +654,36 @@ TEST(sample_type_errnos)
 	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
 	EXPECT_EQ(EINVAL, errno);
 	fault_attr(&attr, PERF_SAMPLE_CALLCHAIN);
+	attr.exclude_callchain_kernel = 1;
 	attr.sample_max_stack = 128;	/* > perf_event_max_stack (127) */
 	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
 	EXPECT_EQ(EOVERFLOW, errno);
+}
+
+/*
+ * 6.12: at perf_event_paranoid 2 an unprivileged CALLCHAIN sample needs
+ * exclude_callchain_kernel (EACCES without it); 6.18 allows it.
+ */
+TEST(user_callchain_needs_exclude_callchain_kernel)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	fault_attr(&attr, PERF_SAMPLE_CALLCHAIN);
+	attr.exclude_callchain_kernel = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	EXPECT_LE(0, fd);
+	close(fd);
+	attr.exclude_callchain_kernel = 0;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	if (pt_can_count_kernel()) {
+		EXPECT_LE(0, fd);
+	} else if (pt_kernel_is_612()) {
+		EXPECT_EQ(-1, fd);
+		EXPECT_EQ(EACCES, errno);
+	}
+	if (fd >= 0)
+		close(fd);
 }
 
 TEST(cgroup_sample_where_configured)
