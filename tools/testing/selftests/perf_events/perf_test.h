@@ -306,6 +306,24 @@ static inline void pt_spin_ns(__u64 ns)
 }
 
 /*
+ * Burn 'ns' of this thread's CPU time mostly in user mode: the CPU-time
+ * clock is a system call (not vDSO), so pt_spin_ns() spends much of its
+ * time in the kernel, where user-only (exclude_kernel) clock sampling
+ * events take no samples; under QEMU TCG, nearly all of it.
+ */
+static inline void pt_spin_user_ns(__u64 ns)
+{
+	__u64 start = pt_thread_cpu_ns();
+	volatile unsigned long sink = 0;
+	unsigned long i;
+
+	do {
+		for (i = 0; i < 200000; i++)
+			sink += i;
+	} while (pt_thread_cpu_ns() - start < ns);
+}
+
+/*
  * Count exactly npages user page faults on fd: run ENABLE(ioc_arg) / touch
  * npages fresh pages / DISABLE(ioc_arg). The identical code path is first
  * run once with DISABLE in place of ENABLE on a throw-away mapping, so that

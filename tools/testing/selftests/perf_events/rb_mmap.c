@@ -183,9 +183,9 @@ TEST(user_page_times_and_head_advance)
 	ASSERT_EQ(0, pt_rb_map(&rb, fd, 8));
 	pg = rb.pg;
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
-	pt_spin_ns(20000000);
+	pt_spin_user_ns(20000000);
 	pt_sleep_ns(2000000);	/* schedule out and in */
-	pt_spin_ns(5000000);
+	pt_spin_user_ns(5000000);
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
 	do {
 		seq = __atomic_load_n(&pg->lock, __ATOMIC_ACQUIRE);
@@ -277,7 +277,7 @@ TEST(mremap_grow_efault_shrink_einval_move_ok)
 	rb.data = (unsigned char *)p + ps;
 	EXPECT_EQ(ps, rb.pg->data_offset);
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
-	pt_spin_ns(20000000);
+	pt_spin_user_ns(20000000);
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
 	EXPECT_LT(0, pt_rb_head(&rb));
 	pt_rb_unmap(&rb);
@@ -316,7 +316,7 @@ TEST(mapping_outlives_close)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pt_rb_map(&rb, fd, 2));
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
-	pt_spin_ns(3000000);
+	pt_spin_user_ns(3000000);
 	close(fd);
 	/* the event lives on in the mapping, but is gone from the task */
 	EXPECT_EQ(pt_page_size(), rb.pg->data_offset);
