@@ -1013,8 +1013,9 @@ TEST(read_record_at_inherited_child_exit)
 
 		EXPECT_EQ(0, n);
 		ASSERT_EQ(sizeof(val), read(sb.fd, val, sizeof(val)));
-		/* the child's faults are in our count */
-		EXPECT_EQ(npages, val[0] - before[0]);
+		/* the child's faults are in our count (with a few of our own) */
+		EXPECT_LE(npages, val[0] - before[0]);
+		EXPECT_GE(npages + 16, val[0] - before[0]);
 		EXPECT_EQ(sb.id, val[1]);
 		close(xfd);
 		sb_close(&sb);

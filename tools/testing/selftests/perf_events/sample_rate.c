@@ -5,8 +5,10 @@
  * hrtimer, frequency mode on a counted event (page faults) adapting its
  * period, sample_freq bounds, per-CPU sampling and sampling a task that
  * migrates. Rates are checked against the thread's own CPU time, which
- * the kernel measures with the same clock as task-clock; bands are wide
- * enough for QEMU TCG.
+ * the kernel measures with the same clock as task-clock. The lower bounds
+ * are loose: under QEMU TCG on a busy host the vCPU thread can be off the
+ * host CPU while guest time runs on, and the hrtimer then fires once for
+ * several periods (stock 6.12 showed a quarter of the nominal rate).
  */
 #include "perf_test.h"
 
@@ -108,7 +110,7 @@ TEST(task_clock_freq_1000_is_a_1ms_period)
 	EXPECT_EQ(1000000, r.min_period);
 	EXPECT_EQ(1000000, r.max_period);
 	expect = r.cpu_ns / 1000000;
-	EXPECT_LE(expect / 2, r.samples);
+	EXPECT_LE(expect / 8, r.samples);
 	EXPECT_GE(expect * 6 / 5 + 2, r.samples);
 	EXPECT_EQ(0, r.lost);
 	EXPECT_EQ(0, r.other_tid);
@@ -126,7 +128,7 @@ TEST(cpu_clock_period_is_reported_exactly)
 	EXPECT_EQ(250000, r.min_period);
 	EXPECT_EQ(250000, r.max_period);
 	expect = r.cpu_ns / 250000;
-	EXPECT_LE(expect / 2, r.samples);
+	EXPECT_LE(expect / 8, r.samples);
 	EXPECT_GE(expect * 6 / 5 + 2, r.samples);
 }
 
@@ -294,8 +296,8 @@ TEST(cpu_wide_cpu_clock_samples_our_spinner)
 		mine += s.pid == (__u32)getpid();
 		n++;
 	}
-	/* 100 ms of our CPU time at 0.5 ms: mostly us */
-	EXPECT_LE(100, mine);
+	/* 100 ms of our CPU time at 0.5 ms: up to 200 of them are ours */
+	EXPECT_LE(25, mine);
 	EXPECT_LE(mine, n);
 	pt_recs_free(&r);
 	pt_rb_unmap(&rb);
