@@ -1065,6 +1065,72 @@ TEST(no_read_record_without_inherit_stat)
 	sb_close(&sb);
 }
 
+/*
+ * An inherited sampling event (per CPU, as perf record opens them) writes
+ * the child's samples into the parent's buffer: exactly one per page the
+ * vfork child touches, with the child's pid/tid, the parent event's id
+ * and the child event's own stream_id.
+ */
+TEST(inherited_sampling_writes_child_samples_to_parent_buffer)
+{
+	const int npages = 16;
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	int cpu = pt_nth_cpu(0), n = 0, xfd;
+	__u64 stream = 0;
+	struct pt_rb rb;
+	struct pt_recs r;
+	char *pages;
+	__u64 id;
+	pid_t pid;
+	int fd;
+
+	ASSERT_EQ(0, pt_pin_cpu(0, cpu));
+	pages = pt_map_pages(npages);
+	ASSERT_NE(NULL, pages);
+	pt_attr_sample(&attr, PERF_COUNT_SW_PAGE_FAULTS, 1,
+		       PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+		       PERF_SAMPLE_STREAM_ID);
+	attr.inherit = 1;
+	fd = sys_perf_event_open(&attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ID, &id));
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 16));
+	xfd = no_ctx_swap();
+	ASSERT_LE(0, xfd);
+	/* enabled only in the child (inherit copies the enabled state) */
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	pid = vfork();
+	if (pid == 0) {
+		pt_touch(pages, npages);
+		_exit(0);
+	}
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, pt_wait_exit(pid));
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
+		struct pt_sample s;
+
+		ASSERT_EQ(h->size - 8, pt_sample_parse(&attr, h, &s));
+		if (s.pid != (__u32)pid)
+			continue;
+		EXPECT_EQ(pid, s.tid);
+		EXPECT_EQ((unsigned long)(pages + n * pt_page_size()), s.addr);
+		EXPECT_EQ(id, s.id);
+		EXPECT_NE(id, s.stream_id);
+		if (n)
+			EXPECT_EQ(stream, s.stream_id);
+		stream = s.stream_id;
+		n++;
+	}
+	EXPECT_EQ(npages, n);
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(xfd);
+	close(fd);
+}
+
 struct throttle_rec {
 	struct perf_event_header h;
 	__u64 time, id, stream_id;
