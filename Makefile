@@ -17,6 +17,11 @@ UPSTREAM_TESTS   := sigtrap_threads remove_on_exec watermark_signal mmap
 UPSTREAM_IN_TEST ?=
 UPSTREAM_KERNEL  ?= ours
 JOBS             ?= 3
+# TCG PMU model (tools/testing/pmu-model): the kernel its tests boot (a
+# make target: stock-bench, stock, kernel, bench-kernel) and whether make
+# test runs them (PMU_IN_TEST=0: no)
+PMU_KERNEL       ?= stock-bench
+PMU_IN_TEST      ?= 1
 
 TEST_FRAGS  := $(C)/base.config $(C)/test.config
 BENCH_FRAGS := $(C)/base.config $(C)/bench.config
@@ -36,7 +41,7 @@ TLOCK = $(S)/locked.sh test
 .PHONY: all help deps tree stock-tree kernel stock bench-kernel stock-bench \
 	headers ptests runas upstream-bins initramfs initramfs-upstream \
 	test _test test-build check stock-test _stock-test upstream-selftests \
-	_upstream-selftests run \
+	_upstream-selftests run pmu-qemu pmu-test _pmu-test _pmu-result \
 	clean distclean
 
 all: help
@@ -50,6 +55,8 @@ help:
 	@echo 'make stock-test              run the tests on the unmodified kernel'
 	@echo 'make upstream-selftests      run upstream 6.12 perf_events selftests'
 	@echo 'make bench-kernel|stock-bench  lean kernels (config/bench.config)'
+	@echo 'make pmu-qemu                QEMU with the TCG PMU model (build/pmu-qemu)'
+	@echo 'make pmu-test                its tests, on the stock lean kernel (PMU_KERNEL)'
 	@echo 'make deps|clean|distclean'
 
 deps:
@@ -130,6 +137,9 @@ test-build: kernel initramfs
 # "N passed, N failed" line.
 test: deps
 	-@$(MAKE) --no-print-directory kernel
+ifeq ($(PMU_IN_TEST),1)
+	-@nice -n 19 $(MAKE) --no-print-directory pmu-qemu $(PMU_KERNEL)
+endif
 	@$(TLOCK) $(MAKE) --no-print-directory _test
 
 _test:
@@ -144,8 +154,12 @@ _test:
 			--summary $(B)/logs/test.summary; \
 		exit 1; \
 	fi
+ifeq ($(PMU_IN_TEST),1)
+	@$(MAKE) --no-print-directory _pmu-result
+endif
 	@$(S)/run-tests.sh test $(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz \
-		"$(TEST_SMPS)" $(B)/logs/checkpatch.result
+		"$(TEST_SMPS)" $(B)/logs/checkpatch.result \
+		$(if $(filter 1,$(PMU_IN_TEST)),$(B)/logs/pmu.result)
 
 stock-test: deps
 	-@$(MAKE) --no-print-directory stock
@@ -174,12 +188,41 @@ else
 		$(B)/obj-test/$(BZ) $(B)/initramfs-run.cpio.gz cmd
 endif
 
+# ---- TCG PMU model (tools/testing/pmu-model) ----------------------------
+# QEMU with the model, built from Debian's qemu source (cached), and its
+# guest tests on the stock kernel (our x86 driver has no Intel/AMD yet).
+PMU_DIR  := $(ROOT)/tools/testing/pmu-model
+PMU_KOBJ_kernel       := test
+PMU_KOBJ_bench-kernel := bench
+PMU_KOBJ := $(B)/obj-$(or $(PMU_KOBJ_$(PMU_KERNEL)),$(PMU_KERNEL))
+
+pmu-qemu:
+	@$(KLOCK) $(PMU_DIR)/build.sh $(B)/pmu-qemu
+
+pmu-test: deps
+	-@nice -n 19 $(MAKE) --no-print-directory pmu-qemu $(PMU_KERNEL)
+	@$(TLOCK) $(MAKE) --no-print-directory _pmu-test
+
+_pmu-test: runas
+	@$(PMU_DIR)/run-tests.sh $(PMU_KOBJ)/$(BZ)
+
+# For make test: the PMU results as a --result file (a FAIL line when the
+# model or its kernel did not build)
+_pmu-result: runas
+	@rm -f $(B)/logs/pmu.result; mkdir -p $(B)/logs
+	-@$(PMU_DIR)/run-tests.sh $(PMU_KOBJ)/$(BZ) $(B)/logs/pmu.result
+	@[ -s $(B)/logs/pmu.result ] || \
+		echo "FAIL pmu-model: no results (QEMU or $(PMU_KERNEL) build failed?)" \
+			> $(B)/logs/pmu.result
+
 # ---- cleaning -----------------------------------------------------------
 clean:
 	rm -rf $(B)/obj-test $(B)/obj-stock $(B)/obj-bench $(B)/obj-stock-bench \
 		$(HDRS) $(PTEST_OUT) $(UP_OUT) $(B)/logs $(B)/runas \
-		$(B)/initramfs-*.cpio.gz $(B)/initramfs-*.list $(B)/.initramfs.*
+		$(B)/initramfs-*.cpio.gz $(B)/initramfs-*.list $(B)/.initramfs.* \
+		$(B)/pmu-tests
 
 distclean: clean
-	rm -rf $(B)/linux $(B)/linux-stock $(B)/linux.tmp.* $(B)/linux-stock.tmp.*
+	rm -rf $(B)/linux $(B)/linux-stock $(B)/linux.tmp.* $(B)/linux-stock.tmp.* \
+		$(B)/pmu-qemu
 include $(ROOT)/bench.mk
