@@ -12,7 +12,8 @@
 # QEMU (the QEMU binary, default qemu-system-x86_64), CPU (-cpu model,
 # default max), ICOUNT (e.g. "shift=0,sleep=off": deterministic -icount
 # with one TCG thread, a fixed seed and a virtual RTC; needed by the PMU
-# model of tools/testing/pmu-model, see make pmu-test).
+# model of tools/testing/pmu-model, see make pmu-test), QEMU_NODEFAULTS=1
+# (-nodefaults: for a QEMU built without the default devices).
 set -euo pipefail
 
 kernel=$1 initrd=$2 mode=$3 log=${4:-}
@@ -32,11 +33,17 @@ qemu=("${QEMU:-qemu-system-x86_64}" "${accel[@]}" -cpu "${CPU:-max}" -m "$MEM"
       -append "console=ttyS0 loglevel=7 panic=-1 ptest=$mode ${APPEND:-}"
       -no-reboot -nic none ${QEMU_EXTRA:-})
 
+console=(-nographic)
+if [ -n "${QEMU_NODEFAULTS:-}" ]; then
+	qemu+=(-nodefaults)
+	console=(-display none -serial mon:stdio)
+fi
+
 if [ "$mode" != run ]; then
 	if [ -n "${QEMU_TIMEOUT:-}" ]; then
-		exec timeout --foreground -k 10 "$QEMU_TIMEOUT" "${qemu[@]}" -nographic
+		exec timeout --foreground -k 10 "$QEMU_TIMEOUT" "${qemu[@]}" "${console[@]}"
 	fi
-	exec "${qemu[@]}" -nographic
+	exec "${qemu[@]}" "${console[@]}"
 fi
 
 list=${initrd%.cpio.gz}.list
