@@ -176,16 +176,22 @@ FIXTURE_TEARDOWN(tool)
 	unlink(self->data);
 }
 
-/* perf record/report flags that keep the runs quiet and self-contained */
+/*
+ * perf record/report flags that keep the runs quiet and self-contained.
+ * CG: callchain option for the unprivileged on 6.12, where a kernel
+ * callchain is EACCES at perf_event_paranoid 2 (perf 6.1 does not fall
+ * back by itself).
+ */
 #define REC	PERF " record -q -N -B -o %s"
-#define REP	PERF " report -i %s --stdio --no-children --sort sym -g none"
+#define CG	(pt_can_count_kernel() ? "" : "--user-callchains")
+#define REP	PERF " report -i %s --stdio --no-children --sort sym -g none --no-inline"
 
 TEST_F_TIMEOUT(tool, record_report_top_symbol_is_the_busy_function, TMO)
 {
 	char line[256];
 
-	ASSERT_EQ(0, sh(&self->out, REC " -e cpu-clock -F 1000 -g -- %s --busy 400",
-			self->data, exe)) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, sh(&self->out, REC " -e cpu-clock -F 1000 -g %s -- %s --busy 400",
+			self->data, CG, exe)) TH_LOG("%s", self->out);
 	free(self->out);
 	ASSERT_EQ(0, sh(&self->out, REP, self->data)) TH_LOG("%s", self->out);
 	first_report_line(self->out, line, sizeof(line));
@@ -198,8 +204,8 @@ TEST_F_TIMEOUT(tool, script_shows_samples_with_callchains, TMO)
 	const char *p;
 	int n;
 
-	ASSERT_EQ(0, sh(&self->out, REC " -e cpu-clock -F 1000 -g -- %s --busy 300",
-			self->data, exe)) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, sh(&self->out, REC " -e cpu-clock -F 1000 -g %s -- %s --busy 300",
+			self->data, CG, exe)) TH_LOG("%s", self->out);
 	free(self->out);
 	ASSERT_EQ(0, sh(&self->out, PERF " script -i %s -F comm,tid,period,event,ip,sym",
 			self->data)) TH_LOG("%s", self->out);
@@ -216,23 +222,26 @@ TEST_F_TIMEOUT(tool, script_shows_samples_with_callchains, TMO)
 }
 
 /*
- * --call-graph dwarf: samples carry user registers and 4 KiB of user stack
- * (perf 6.1 does not unwind this static binary further than the sampled
- * function, so only the recording is checked).
+ * --call-graph dwarf: user-mode samples carry user registers and 4 KiB of
+ * user stack (perf 6.1 does not unwind this static binary further than
+ * the sampled function, so only the recording is checked; the report is
+ * read without inline expansion, which needs addr2line, not in the guest).
  */
 TEST_F_TIMEOUT(tool, dwarf_call_graph_records_user_stack, TMO)
 {
-	ASSERT_EQ(0, sh(&self->out, REC " -e cpu-clock -F 500 --call-graph dwarf,4096 -- %s --busy 200",
-			self->data, exe)) TH_LOG("%s", self->out);
+	char line[256];
+
+	ASSERT_EQ(0, sh(&self->out, REC " -e cpu-clock:u -F 500 --call-graph dwarf,4096 %s -- %s --busy 200",
+			self->data, CG, exe)) TH_LOG("%s", self->out);
 	free(self->out);
 	ASSERT_EQ(0, sh(&self->out, PERF " evlist -v -i %s", self->data))
 		TH_LOG("%s", self->out);
 	EXPECT_EQ(1, count_lines(self->out, "REGS_USER|STACK_USER")) TH_LOG("%s", self->out);
 	EXPECT_EQ(1, count_lines(self->out, "sample_stack_user: 4096"));
 	free(self->out);
-	ASSERT_EQ(0, sh(&self->out, PERF " script -i %s -F ip,sym", self->data))
-		TH_LOG("%s", self->out);
-	EXPECT_LE(20, count_lines(self->out, " busy_loop_fn")) TH_LOG("%.2000s", self->out);
+	ASSERT_EQ(0, sh(&self->out, REP, self->data)) TH_LOG("%s", self->out);
+	first_report_line(self->out, line, sizeof(line));
+	EXPECT_NE(NULL, strstr(line, "busy_loop_fn")) TH_LOG("report:\n%s", self->out);
 }
 
 TEST_F_TIMEOUT(tool, page_faults_every_fault_sampled, TMO)
@@ -299,7 +308,9 @@ TEST_F_TIMEOUT(tool, record_system_wide, TMO)
 	ASSERT_EQ(0, sh(&self->out, REC " -a -e cpu-clock -F 1000 -- %s --busy 400",
 			self->data, exe)) TH_LOG("%s", self->out);
 	free(self->out);
-	ASSERT_EQ(0, sh(&self->out, REP, self->data)) TH_LOG("%s", self->out);
+	/* the other CPU idles: look at our workload's samples */
+	ASSERT_EQ(0, sh(&self->out, REP " --comms perf_tool", self->data))
+		TH_LOG("%s", self->out);
 	first_report_line(self->out, line, sizeof(line));
 	EXPECT_NE(NULL, strstr(line, "busy_loop_fn")) TH_LOG("report:\n%s", self->out);
 }
@@ -321,8 +332,11 @@ TEST_F_TIMEOUT(tool, stat_repeat, TMO)
 	ASSERT_EQ(0, sh(&self->out, PERF " stat -r 3 -e task-clock,page-faults -- %s --busy 50",
 			exe)) TH_LOG("%s", self->out);
 	EXPECT_EQ(1, count_lines(self->out, "(3 runs)")) TH_LOG("%s", self->out);
-	/* task-clock, page-faults and the elapsed time, each with its spread */
-	EXPECT_EQ(3, count_lines(self->out, "+-")) TH_LOG("%s", self->out);
+	/*
+	 * task-clock and the elapsed time with their spread (page-faults
+	 * too, unless all three runs faulted exactly as often)
+	 */
+	EXPECT_LE(2, count_lines(self->out, "+-")) TH_LOG("%s", self->out);
 }
 
 TEST_F_TIMEOUT(tool, stat_group, TMO)
@@ -351,7 +365,7 @@ TEST_F_TIMEOUT(tool, stat_system_wide, TMO)
 	EXPECT_EQ(0, count_lines(self->out, "not counted"));
 }
 
-/* perf top --stdio without a terminal, stopped with SIGINT after 3 s */
+/* perf top --stdio without a terminal, stopped with SIGINT after 20 s */
 TEST_F_TIMEOUT(tool, top_stdio, TMO)
 {
 	pid_t busy;
@@ -364,7 +378,7 @@ TEST_F_TIMEOUT(tool, top_stdio, TMO)
 		execl(exe, "perf_tool", "--busy", "30000", NULL);
 		_exit(127);
 	}
-	sh(&self->out, "timeout -s INT 5 " PERF " top --stdio -e cpu-clock -d 1 -E 5");
+	sh(&self->out, "timeout -s INT 20 " PERF " top --stdio -e cpu-clock -d 2 -E 5 --comms perf_tool");
 	kill(busy, SIGKILL);
 	waitpid(busy, NULL, 0);
 	EXPECT_LE(1, count_lines(self->out, "PerfTop:")) TH_LOG("%.3000s", self->out);
