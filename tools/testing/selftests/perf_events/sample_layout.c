@@ -124,7 +124,8 @@ static void fault_attr(struct perf_event_attr *attr, __u64 sample_type)
 		}							\
 		__len = pt_sample_parse((attr), __h, (s));		\
 		ASSERT_EQ((int)__h->size - 8, __len) TH_LOG("sample %d size %u", (int)(i), __h->size); \
-		EXPECT_EQ(PERF_RECORD_MISC_USER, __h->misc & PERF_RECORD_MISC_CPUMODE_MASK); \
+		/* user mode, no other misc bit (no EXACT_IP in software) */ \
+		EXPECT_EQ(PERF_RECORD_MISC_USER, __h->misc);		\
 	} while (0)
 
 TEST(every_fault_sampled_with_exact_fields)
@@ -190,6 +191,22 @@ TEST(sample_period_bit_makes_every_fault_a_sample)
 	EXPECT_EQ(NPAGES, pt_recs_count(&r.recs, PERF_RECORD_SAMPLE));
 	pt_recs_for_each(h, &r.recs, PERF_RECORD_SAMPLE)
 		EXPECT_EQ(1, ((__u64 *)(h + 1))[1]);
+	run_done(&r);
+}
+
+/* exclude_user (root): faults taken in user mode are not sampled */
+TEST(exclude_user_drops_user_faults)
+{
+	struct perf_event_attr attr;
+	struct run r;
+
+	if (!pt_can_count_kernel())
+		SKIP(return, "exclude_user alone means counting the kernel: root");
+	fault_attr(&attr, PERF_SAMPLE_IP);
+	attr.exclude_user = 1;
+	attr.exclude_kernel = 0;
+	ASSERT_EQ(0, fault_run(&attr, &r, -1));
+	EXPECT_EQ(0, pt_recs_count(&r.recs, PERF_RECORD_SAMPLE));
 	run_done(&r);
 }
 
