@@ -10,6 +10,10 @@
 #   returned from, newest first (f2's call is gone once f2 returned).
 P=30011
 dir=$(dirname "$0")
+if ! grep -q GenuineIntel /proc/cpuinfo; then
+	echo "# SKIP: the AMD model has no LBR yet"
+	exit 4
+fi
 fail=0
 
 # Call sites and targets of pmu-calls; loop branch of pmu-loop
