@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmu-msr: the register file of the TCG PMU model, through CPUID and
+ * /dev/cpu/0/msr (rdmsr/wrmsr that fault give EIO): the CPUID leaves,
+ * which MSRs exist, which bits are reserved, legacy and full-width
+ * counter writes.  Intel (Skylake-PMU) or AMD (EPYC-PMU), as CPUID says.
+ * Only writes that must fault, and writes to the last counter while no
+ * perf event uses it (restored), so the kernel's PMU state is left alone.
+ * Exit 0 on success, 1 on a failed check, 4 (skip) without the msr device.
+ */
+#define _GNU_SOURCE
+#include <cpuid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static int fd, fails;
+
+static void check(int ok, const char *what)
+{
+	printf("%s %s\n", ok ? "ok" : "not ok", what);
+	if (!ok)
+		fails++;
+}
+
+static int rd(uint32_t msr, uint64_t *val)
+{
+	return pread(fd, val, 8, msr) == 8 ? 0 : -errno;
+}
+
+static int wr(uint32_t msr, uint64_t val)
+{
+	return pwrite(fd, &val, 8, msr) == 8 ? 0 : -errno;
+}
+
+static void exists(uint32_t msr)
+{
+	uint64_t v;
+	char what[64];
+
+	snprintf(what, sizeof(what), "rdmsr 0x%x", msr);
+	check(rd(msr, &v) == 0, what);
+}
+
+static void absent(uint32_t msr)
+{
+	uint64_t v;
+	char what[64];
+
+	snprintf(what, sizeof(what), "rdmsr 0x%x faults", msr);
+	check(rd(msr, &v) == -EIO, what);
+}
+
+static void bad_write(uint32_t msr, uint64_t val)
+{
+	char what[80];
+
+	snprintf(what, sizeof(what), "wrmsr 0x%x <- 0x%llx faults", msr,
+		 (unsigned long long)val);
+	check(wr(msr, val) == -EIO, what);
+}
+
+/* write @val to @msr, read back @rmsr: must be @want; then write 0 */
+static void write_read(uint32_t msr, uint64_t val, uint32_t rmsr,
+		       uint64_t want)
+{
+	uint64_t got = ~0ULL;
+	char what[120];
+
+	if (wr(msr, val) == 0)
+		rd(rmsr, &got);
+	wr(msr, 0);
+	snprintf(what, sizeof(what), "wrmsr 0x%x <- 0x%llx: 0x%x = 0x%llx (expected 0x%llx)",
+		 msr, (unsigned long long)val, rmsr, (unsigned long long)got,
+		 (unsigned long long)want);
+	check(got == want, what);
+}
+
+static void intel(void)
+{
+	unsigned int a, b, c, d, i;
+	uint64_t v = 0;
+
+	__cpuid_count(0xa, 0, a, b, c, d);
+	printf("# CPUID 0xA: %08x %08x %08x %08x\n", a, b, c, d);
+	check(a == 0x07300404, "CPUID 0xA.EAX: v4, 4 counters, 48 bits, 7 events");
+	check(b == 0, "CPUID 0xA.EBX: all architectural events");
+	check(d == 0x603, "CPUID 0xA.EDX: 3 fixed counters, 48 bits");
+	__cpuid(1, a, b, c, d);
+	check(c & (1 << 15), "CPUID 1.ECX.PDCM");
+	check(rd(0x345, &v) == 0 && v == 0x2005,
+	      "PERF_CAPABILITIES = 0x2005 (full-width writes, LBR format 5)");
+
+	for (i = 0; i < 4; i++) {
+		exists(0xc1 + i);
+		exists(0x186 + i);
+		exists(0x4c1 + i);
+	}
+	for (i = 0; i < 3; i++)
+		exists(0x309 + i);
+	for (i = 0x38d; i <= 0x392; i++)
+		exists(i);
+	exists(0x1d9);
+	exists(0x1c8);
+	exists(0x1c9);
+	exists(0x680);
+	exists(0x69f);
+	exists(0x6c0);
+	exists(0xdc0);
+	absent(0xc5);
+	absent(0xc8);
+	absent(0x18a);
+	absent(0x4c5);
+	absent(0x30c);
+
+	bad_write(0x189, 1ULL << 32);		/* PERFEVTSEL3 reserved */
+	bad_write(0x4c4, 1ULL << 48);		/* A_PMC3 above the width */
+	bad_write(0x30b, 1ULL << 48);		/* FIXED_CTR2 above the width */
+	bad_write(0x38d, 1ULL << 12);		/* FIXED_CTR_CTRL: no counter 3 */
+	bad_write(0x38f, 1ULL << 4);		/* GLOBAL_CTRL: no PMC4 */
+	bad_write(0x38f, 1ULL << 35);		/* GLOBAL_CTRL: no fixed 3 */
+	bad_write(0x38e, 0);			/* GLOBAL_STATUS is read-only */
+	bad_write(0x390, 1ULL << 4);		/* STATUS_RESET: no PMC4 */
+	bad_write(0x345, 0);			/* PERF_CAPABILITIES: read-only */
+	bad_write(0x1d9, 1ULL << 2);		/* DEBUGCTL reserved */
+	bad_write(0x1c8, 1ULL << 10);		/* LBR_SELECT reserved */
+
+	/* legacy writes sign-extend bit 31, full-width ones do not */
+	write_read(0xc4, 0x80000000ULL, 0xc4, 0xffff80000000ULL);
+	write_read(0x4c4, 0x123456789abcULL, 0xc4, 0x123456789abcULL);
+}
+
+static void amd(void)
+{
+	unsigned int a, b, c, d, i;
+
+	__cpuid(0x80000001, a, b, c, d);
+	check(c & (1 << 23), "CPUID 0x80000001.ECX.PerfCtrExtCore");
+	__cpuid(0x80000022, a, b, c, d);
+	printf("# CPUID 0x80000022: %08x %08x %08x %08x\n", a, b, c, d);
+	check(a == 1, "CPUID 0x80000022.EAX: PerfMonV2 (no LbrExtV2)");
+	check(b == 6, "CPUID 0x80000022.EBX: 6 core counters");
+
+	for (i = 0; i < 12; i++)
+		exists(0xc0010200 + i);
+	for (i = 0; i < 8; i++)
+		exists(0xc0010000 + i);
+	for (i = 0; i < 4; i++)
+		exists(0xc0000300 + i);
+	absent(0xc001020c);
+	absent(0xc0010217);
+
+	bad_write(0xc001020a, 1ULL << 19);	/* PerfEvtSel5 reserved */
+	bad_write(0xc001020a, 1ULL << 36);	/* PerfEvtSel5 reserved */
+	bad_write(0xc0000301, 1ULL << 6);	/* GlobalCtl: no counter 6 */
+	bad_write(0xc0000300, 0);		/* GlobalStatus is read-only */
+	bad_write(0xc0000302, 1ULL << 6);	/* GlobalStatusClr */
+
+	/* the legacy counter 3 is core counter 3 */
+	write_read(0xc0010007, 0x123456789abcULL, 0xc0010207, 0x123456789abcULL);
+}
+
+int main(void)
+{
+	unsigned int a, b, c, d;
+	char vendor[13];
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	fd = open("/dev/cpu/0/msr", O_RDWR);
+	if (fd < 0) {
+		perror("# SKIP: /dev/cpu/0/msr");
+		return 4;
+	}
+	__cpuid(0, a, b, c, d);
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	vendor[12] = 0;
+	printf("# %s\n", vendor);
+	if (!strcmp(vendor, "GenuineIntel"))
+		intel();
+	else if (!strcmp(vendor, "AuthenticAMD"))
+		amd();
+	else
+		check(0, "a known vendor");
+	return fails ? 1 : 0;
+}
