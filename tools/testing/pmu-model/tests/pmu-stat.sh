@@ -57,6 +57,12 @@ wait $p1 $p2
 check /tmp/stat.1
 check /tmp/stat.2
 
+echo "# REP string instructions retire once (pmu-rep.S)"
+perf stat -x, -o /tmp/stat.rep -e instructions:u,branches:u -- "$dir/pmu-rep" || fail=1
+cat /tmp/stat.rep
+expect /tmp/stat.rep instructions:u 12
+expect /tmp/stat.rep branches:u 0
+
 # kernel + user: not known, but repeatable from boot to boot (icount)
 perf stat -x, -o /tmp/stat.k -e cycles,instructions,branches -- "$dir/pmu-loop"
 echo "@@PMU-COUNTS $(awk -F, '/^[0-9]/ { printf "%s=%s ", $3, $1 }' /tmp/stat.k)"
