@@ -157,7 +157,8 @@ static int __perf_event_period(struct perf_event_context *ctx, void *info)
 	if (active)
 		event->pmu->stop(event, PERF_EF_UPDATE);
 	event->hw.sample_period = period;
-	local64_set(&event->hw.period_left, 0);
+	/* the new period starts now */
+	local64_set(&event->hw.period_left, period);
 	if (active)
 		event->pmu->start(event, PERF_EF_RELOAD);
 	return 0;

@@ -166,6 +166,12 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 		goto err_task;
 	}
 
+	/* only hardware PMUs record branches */
+	if (has_branch_stack(event) && is_software_event(event)) {
+		err = -EOPNOTSUPP;
+		goto err_pmu;
+	}
+
 	err = security_perf_event_alloc(event);
 	if (err)
 		goto err_pmu;

@@ -71,9 +71,8 @@ static int perf_fasync(int fd, struct file *filp, int on)
  */
 static int perf_ioctl_set_output(struct perf_event *event, int output_fd)
 {
-	struct perf_event *output;
 	struct fd f;
-	int err = 0;
+	int err;
 
 	if (output_fd == -1)
 		return perf_buffer_set_output(event, NULL);
@@ -81,11 +80,26 @@ static int perf_ioctl_set_output(struct perf_event *event, int output_fd)
 	f = fdget(output_fd);
 	if (!fd_file(f))
 		return -EBADF;
-	if (fd_file(f)->f_op != &perf_fops) {
+	if (fd_file(f)->f_op != &perf_fops)
 		err = -EBADF;
+	else
+		err = perf_event_set_output(event, fd_file(f)->private_data);
+	fdput(f);
+	return err;
+}
+
+/**
+ * perf_event_set_output - SET_OUTPUT (or PERF_FLAG_FD_OUTPUT) to @output
+ */
+int perf_event_set_output(struct perf_event *event, struct perf_event *output)
+{
+	int err = 0;
+
+	/* an event with a mapping of its own keeps writing there */
+	if (atomic_read(&event->mmap_count)) {
+		err = -EINVAL;
 		goto out;
 	}
-	output = fd_file(f)->private_data;
 	if (output == event)
 		goto out;
 	if (output->cpu != event->cpu && output->cpu != -1)
@@ -99,7 +113,6 @@ static int perf_ioctl_set_output(struct perf_event *event, int output_fd)
 	else
 		err = perf_buffer_set_output(event, output);
 out:
-	fdput(f);
 	return err;
 }
 

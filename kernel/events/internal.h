@@ -115,6 +115,8 @@ struct perf_buffer {
 	/* records dropped for lack of space since the last LOST record */
 	local_t				lost;
 	atomic_t			poll;
+	/* mappings of the buffer, through any event */
+	atomic_t			mmap_count;
 
 	/* every event writing here, for wakeups */
 	spinlock_t			event_lock;
@@ -217,6 +219,7 @@ int perf_buffer_mmap(struct perf_event *event, struct vm_area_struct *vma);
 int perf_buffer_set_output(struct perf_event *event,
 			   struct perf_event *output);
 int perf_buffer_pause(struct perf_event *event, bool pause);
+int perf_event_set_output(struct perf_event *event, struct perf_event *output);
 void perf_event_release_buffer(struct perf_event *event);
 
 /* output.c */

@@ -351,6 +351,9 @@ void perf_event_header_sizes(struct perf_event *event)
 		size += sizeof(u64);
 	if (type & PERF_SAMPLE_CODE_PAGE_SIZE)
 		size += sizeof(u64);
+	/* no AUX area here: the snapshot is always empty */
+	if (type & PERF_SAMPLE_AUX)
+		size += sizeof(u64);
 	event->header_size = size;
 	event->id_header_size = event->attr.sample_id_all ?
 				perf_sample_id_size(type) : 0;
@@ -553,7 +556,7 @@ void perf_prepare_sample(struct perf_sample_data *data,
 
 	perf_sample_fill_id(data, event, type);
 
-	if (type & PERF_SAMPLE_IP)
+	if (type & (PERF_SAMPLE_IP | PERF_SAMPLE_CODE_PAGE_SIZE))
 		data->ip = perf_instruction_pointer(regs);
 
 	if ((type & PERF_SAMPLE_ADDR) && !(filled & PERF_SAMPLE_ADDR))
@@ -815,6 +818,11 @@ void perf_output_sample(struct perf_output_handle *handle,
 		perf_output_put(handle, data->data_page_size);
 	if (type & PERF_SAMPLE_CODE_PAGE_SIZE)
 		perf_output_put(handle, data->code_page_size);
+	if (type & PERF_SAMPLE_AUX) {
+		u64 aux_size = 0;
+
+		perf_output_put(handle, aux_size);
+	}
 
 	/* wakeup_events counts samples only */
 	if (!event->attr.watermark && handle->rb->wakeup_events) {

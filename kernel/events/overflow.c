@@ -23,6 +23,10 @@ static DEFINE_PER_CPU(int, perf_throttled_here);
 /* events in frequency mode, whose period the tick adjusts */
 static atomic_t perf_nr_freq_events;
 
+static bool perf_event_is_clock(struct perf_event *event);
+static void perf_freq_set_period(struct perf_event *event, u64 nsec,
+				 u64 count);
+
 static void perf_pending_irq(struct irq_work *work)
 {
 	struct perf_event *event = container_of(work, struct perf_event,
@@ -120,6 +124,16 @@ int perf_event_account_interrupt(struct perf_event *event)
 
 	if (hwc->interrupts == PERF_THROTTLED)
 		return 1;
+	/* frequency mode: the period just done took this long */
+	if (event->attr.freq && event->attr.sample_freq &&
+	    !perf_event_is_clock(event)) {
+		u64 now = perf_clock();
+		s64 delta = now - hwc->freq_time_stamp;
+
+		hwc->freq_time_stamp = now;
+		if (delta > 0 && delta < 2 * TICK_NSEC)
+			perf_freq_set_period(event, delta, hwc->last_period);
+	}
 	if (hwc->interrupts_seq != seq) {
 		hwc->interrupts_seq = seq;
 		hwc->interrupts = 1;
@@ -226,6 +240,19 @@ void perf_swevent_hit(struct perf_event *event, u64 nr,
 	    !perf_event_unthrottle_late(event))
 		return;
 
+	/*
+	 * ABI: with PERF_SAMPLE_PERIOD in a fixed-period sample, each hit
+	 * is its own sample carrying its weight @nr, so that the periods
+	 * add up to the count.
+	 */
+	if ((event->attr.sample_type & PERF_SAMPLE_PERIOD) &&
+	    !event->attr.freq) {
+		data->period = nr;
+		hwc->last_period = nr;
+		perf_event_overflow(event, data, regs);
+		return;
+	}
+
 	left = local64_sub_return(nr, &hwc->period_left);
 	if (left > 0)
 		return;
@@ -242,49 +269,55 @@ void perf_swevent_hit(struct perf_event *event, u64 nr,
 	}
 }
 
+/* Clocks sample on their own timer at 1/freq: their period is fixed. */
+static bool perf_event_is_clock(struct perf_event *event)
+{
+	return event->attr.type == PERF_TYPE_SOFTWARE &&
+	       (event->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+		event->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
 /*
- * Frequency mode: from the count over the last tick, the period that
- * gives attr.sample_freq samples a second. Smoothed, so one odd tick
- * does not swing it.
+ * Frequency mode: @count events took @nsec, so the period that gives
+ * attr.sample_freq samples a second is count / nsec / freq. Smoothed,
+ * so that one odd interval does not swing it.
  */
-static void perf_adjust_freq(struct perf_event *event, u64 tick_ns)
+static void perf_freq_set_period(struct perf_event *event, u64 nsec,
+				 u64 count)
 {
 	struct hw_perf_event *hwc = &event->hw;
-	u64 count, delta, period, now;
+	s64 period, delta;
 
-	if (event->state != PERF_EVENT_STATE_ACTIVE ||
-	    event->oncpu != smp_processor_id())
-		return;
-	/* clocks sample on their own timer at 1/freq: nothing to adjust */
-	if (is_software_event(event) &&
-	    (event->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
-	     event->attr.config == PERF_COUNT_SW_TASK_CLOCK) &&
-	    event->attr.type == PERF_TYPE_SOFTWARE)
+	period = div64_u64(count * NSEC_PER_SEC,
+			   nsec * event->attr.sample_freq);
+	if (!period)
+		period = 1;
+	delta = (period - (s64)hwc->sample_period + 7) / 8;
+	period = hwc->sample_period + delta;
+	if (period < 1)
+		period = 1;
+	hwc->sample_period = period;
+}
+
+/* At the tick: the count of the last tick says how fast events come. */
+static void perf_adjust_freq(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 count, delta;
+
+	if (event->oncpu != smp_processor_id() || perf_event_is_clock(event))
 		return;
 
 	event->pmu->read(event);
 	count = local64_read(&event->count);
 	delta = count - hwc->freq_count_stamp;
 	hwc->freq_count_stamp = count;
-	now = perf_clock();
-	if (!hwc->freq_time_stamp) {
-		hwc->freq_time_stamp = now;
-		return;
-	}
-	tick_ns = now - hwc->freq_time_stamp;
-	hwc->freq_time_stamp = now;
-	if (!delta || !tick_ns)
+	if (!delta)
 		return;
 
-	/* events per second / samples per second */
-	period = div64_u64(delta * NSEC_PER_SEC,
-			   tick_ns * event->attr.sample_freq);
-	if (!period)
-		period = 1;
-	period = (hwc->sample_period * 7 + period) / 8 ?: 1;
-	hwc->sample_period = period;
-	if (local64_read(&hwc->period_left) > 8 * (s64)period) {
-		local64_set(&hwc->period_left, period);
+	perf_freq_set_period(event, TICK_NSEC, delta);
+	if (local64_read(&hwc->period_left) > 8 * (s64)hwc->sample_period) {
+		local64_set(&hwc->period_left, hwc->sample_period);
 		if (!is_software_event(event)) {
 			event->pmu->stop(event, PERF_EF_UPDATE);
 			event->pmu->start(event, PERF_EF_RELOAD);
@@ -318,7 +351,7 @@ static void perf_event_tick_ctx(struct perf_event_context *ctx, bool throttled)
 		if (throttled)
 			perf_event_unthrottle(event);
 		if (event->attr.freq && event->attr.sample_freq)
-			perf_adjust_freq(event, TICK_NSEC);
+			perf_adjust_freq(event);
 	}
 }
 

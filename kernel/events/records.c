@@ -216,8 +216,8 @@ static void perf_comm_one(struct perf_event *event, void *data)
 	struct perf_comm_info *info = data;
 	struct perf_event_header header = {
 		.type = PERF_RECORD_COMM,
-		.misc = (info->exec && event->attr.comm_exec) ?
-			PERF_RECORD_MISC_COMM_EXEC : 0,
+		/* ABI: every exec's COMM says so, comm_exec or not */
+		.misc = info->exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
 	};
 	struct {
 		u32 pid;

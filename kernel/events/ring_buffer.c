@@ -50,6 +50,7 @@ static struct perf_buffer *perf_buffer_alloc(struct perf_event *event,
 	if (!event->attr.watermark)
 		rb->wakeup_events = event->attr.wakeup_events;
 
+	rb->user_page->size = offsetof(struct perf_event_mmap_page, __reserved);
 	rb->user_page->data_offset = PAGE_SIZE;
 	rb->user_page->data_size = size;
 	return rb;
@@ -198,17 +199,14 @@ static void perf_buffer_uncharge(struct perf_buffer *rb)
 /*
  * The last mapping of a buffer went away: return its charge and detach
  * every event from it, those redirected into it by SET_OUTPUT included,
- * as nobody can read what they would write.
+ * as nobody can read what they would write. Caller holds @event's
+ * mmap_mutex, @event being the one whose mapping went last.
  */
-static void perf_buffer_unmapped(struct perf_event *event)
+static void perf_buffer_unmapped(struct perf_event *event,
+				 struct perf_buffer *rb)
 {
-	struct perf_buffer *rb;
 	struct perf_event *iter;
 
-	rb = rcu_dereference_protected(event->rb,
-				       lockdep_is_held(&event->mmap_mutex));
-	if (!rb)
-		return;
 	perf_buffer_uncharge(rb);
 
 	for (;;) {
@@ -225,30 +223,48 @@ static void perf_buffer_unmapped(struct perf_event *event)
 		rcu_read_unlock();
 		if (!iter)
 			break;
-		mutex_lock(&iter->mmap_mutex);
+		/* the others have no mapping left to hold their mutex */
+		mutex_lock_nested(&iter->mmap_mutex, SINGLE_DEPTH_NESTING);
 		if (rcu_access_pointer(iter->rb) == rb)
 			perf_buffer_attach(iter, NULL);
 		mutex_unlock(&iter->mmap_mutex);
 		perf_event_put(iter);
 	}
-	perf_buffer_attach(event, NULL);
+	if (rcu_access_pointer(event->rb) == rb)
+		perf_buffer_attach(event, NULL);
 }
 
+/*
+ * Each mapping holds a reference on its buffer (vm_private_data), so the
+ * pages outlive every mapping of them, and counts in the mapping event's
+ * and the buffer's mmap_count.
+ */
 static void perf_vma_open(struct vm_area_struct *vma)
 {
 	struct perf_event *event = vma->vm_file->private_data;
+	struct perf_buffer *rb = vma->vm_private_data;
 
+	refcount_inc(&rb->refcount);
+	atomic_inc(&rb->mmap_count);
 	atomic_inc(&event->mmap_count);
 }
 
 static void perf_vma_close(struct vm_area_struct *vma)
 {
 	struct perf_event *event = vma->vm_file->private_data;
+	struct perf_buffer *rb = vma->vm_private_data;
+	bool event_last, rb_last;
 
-	if (!atomic_dec_and_mutex_lock(&event->mmap_count, &event->mmap_mutex))
-		return;
-	perf_buffer_unmapped(event);
+	mutex_lock(&event->mmap_mutex);
+	event_last = atomic_dec_and_test(&event->mmap_count);
+	rb_last = atomic_dec_and_test(&rb->mmap_count);
+	if (rb_last)
+		perf_buffer_unmapped(event, rb);
+	else if (event_last && rcu_access_pointer(event->rb) == rb)
+		/* a view of another event's buffer: the redirection ends */
+		perf_buffer_attach(event, NULL);
 	mutex_unlock(&event->mmap_mutex);
+	perf_buffer_put(rb);
 }
 
 /* The pages are mapped at mmap() time; a fault is outside the buffer. */
@@ -305,19 +321,13 @@ int perf_buffer_mmap(struct perf_event *event, struct vm_area_struct *vma)
 	rb = rcu_dereference_protected(event->rb,
 				       lockdep_is_held(&event->mmap_mutex));
 	if (rb) {
-		/* redirected by SET_OUTPUT: its records go elsewhere */
-		if (!atomic_read(&event->mmap_count)) {
-			err = -EBUSY;
-			goto unlock;
-		}
-		if (rb->nr_pages != nr_pages) {
+		/* ours, or by SET_OUTPUT another's: a second view of it */
+		if (rb->nr_pages != nr_pages ||
+		    !!(vma->vm_flags & VM_WRITE) == rb->overwrite) {
 			err = -EINVAL;
 			goto unlock;
 		}
-		if (!!(vma->vm_flags & VM_WRITE) == rb->overwrite) {
-			err = -EINVAL;
-			goto unlock;
-		}
+		refcount_inc(&rb->refcount);
 	} else {
 		rb = perf_buffer_alloc(event, nr_pages,
 				       !(vma->vm_flags & VM_WRITE));
@@ -331,20 +341,22 @@ int perf_buffer_mmap(struct perf_event *event, struct vm_area_struct *vma)
 			goto unlock;
 		}
 		perf_buffer_attach(event, rb);
-		perf_buffer_put(rb);
 		perf_event_update_userpage(event);
 	}
 
 	err = remap_vmalloc_range(vma, rb->user_page, 0);
 	if (err) {
-		if (!atomic_read(&event->mmap_count))
-			perf_buffer_unmapped(event);
+		if (!atomic_read(&rb->mmap_count))
+			perf_buffer_unmapped(event, rb);
+		perf_buffer_put(rb);
 		goto unlock;
 	}
+	atomic_inc(&rb->mmap_count);
 	atomic_inc(&event->mmap_count);
 	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 	if (rb->overwrite)
 		vm_flags_clear(vma, VM_MAYWRITE);
+	vma->vm_private_data = rb;
 	vma->vm_ops = &perf_vm_ops;
 unlock:
 	mutex_unlock(&event->mmap_mutex);

@@ -162,11 +162,21 @@ static int perf_check_access(struct perf_event_attr *attr)
 		if (err)
 			return err;
 	}
-	if (attr->sample_type & PERF_SAMPLE_REGS_INTR) {
+	/*
+	 * Kernel-side facts in samples: physical addresses, kernel stacks,
+	 * kernel text changes.
+	 */
+	if ((attr->sample_type & PERF_SAMPLE_PHYS_ADDR) || attr->text_poke ||
+	    ((attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	     !attr->exclude_callchain_kernel)) {
 		err = perf_allow_kernel();
 		if (err)
 			return err;
 	}
+	/* a sample's read values are per thread: say which thread */
+	if ((attr->sample_type & PERF_SAMPLE_READ) && attr->inherit &&
+	    !(attr->sample_type & PERF_SAMPLE_TID))
+		return -EINVAL;
 	if ((attr->namespaces || attr->cgroup) && !perfmon_capable())
 		return -EACCES;
 
@@ -415,6 +425,17 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 		perf_ctx_put(ctx);
 		fput(event_file);
 		goto err_cred;
+	}
+
+	if (flags & PERF_FLAG_FD_OUTPUT) {
+		err = fd_file(group) ?
+		      perf_event_set_output(event,
+					    fd_file(group)->private_data) :
+		      -EINVAL;
+		if (err) {
+			fput(event_file);
+			goto err_cred;
+		}
 	}
 
 	if (task) {
