@@ -8,6 +8,7 @@
  * with their errnos; REFRESH and PERIOD on a sampling event.
  */
 #include "perf_test.h"
+#include <pthread.h>
 
 #define SAMPLE_SIZE	32
 #define ST		(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR)
@@ -542,6 +543,189 @@ TEST_F(rb, period_ioctl_changes_sampling)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, PERF_EVENT_IOC_PERIOD, NULL));
 	EXPECT_EQ(EFAULT, errno);
+}
+
+/*
+ * Buffer sharing never spans tasks on different CPUs: an event of a
+ * sibling thread cannot SET_OUTPUT into this thread's buffer (EINVAL), so
+ * one buffer is written from one CPU at a time, with nesting (interrupts)
+ * as the only concurrency.
+ */
+static void *sibling_fn(void *arg)
+{
+	struct perf_event_attr attr;
+	int *fds = arg, fd;
+
+	pt_attr_sample(&attr, PERF_COUNT_SW_PAGE_FAULTS, 1, ST);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fds[1] = fd < 0 ? -1000 : ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, fds[0]) ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+TEST(set_output_to_sibling_thread_einval)
+{
+	struct perf_event_attr attr;
+	struct pt_rb rb;
+	int fds[2] = { -1, -1 };
+	pthread_t th;
+
+	pt_attr_sample(&attr, PERF_COUNT_SW_PAGE_FAULTS, 1, ST);
+	fds[0] = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, fds[0]);
+	ASSERT_EQ(0, pt_rb_map(&rb, fds[0], 1));
+	ASSERT_EQ(0, pthread_create(&th, NULL, sibling_fn, fds));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(EINVAL, fds[1]);
+	pt_rb_unmap(&rb);
+	close(fds[0]);
+}
+
+/*
+ * Nested writers: task-clock samples every 100 us (hrtimer interrupt) into
+ * the same buffer as page-fault samples, so timer records land in the
+ * middle of fault records being written. Every record comes out whole,
+ * the fault samples exactly once each and in order.
+ */
+TEST(nested_writers_fault_and_timer_samples)
+{
+	const int n = 3000;
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	int ffd, tfd, faults = 0, timers = 0;
+	struct pt_recs r;
+	struct pt_rb rb;
+	char *p;
+
+	ASSERT_EQ(0, pt_pin_cpu(0, pt_nth_cpu(0)));
+	pt_attr_sample(&attr, PERF_COUNT_SW_PAGE_FAULTS, 1, ST);
+	ffd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, ffd);
+	/* (a 10 us hrtimer all but stops a guest that takes faults) */
+	pt_attr_sample(&attr, PERF_COUNT_SW_TASK_CLOCK, 100000, ST);
+	tfd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, tfd);
+	/* 1 MiB: room for everything */
+	ASSERT_EQ(0, pt_rb_map(&rb, ffd, 256));
+	ASSERT_EQ(0, ioctl(tfd, PERF_EVENT_IOC_SET_OUTPUT, ffd));
+	p = pt_map_pages(n + 1);
+	ASSERT_NE(NULL, p);
+	touch_pages(p + n * pt_page_size(), 1);
+	ASSERT_EQ(0, ioctl(tfd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, ioctl(ffd, PERF_EVENT_IOC_ENABLE, 0));
+	touch_pages(p, n);
+	ASSERT_EQ(0, ioctl(ffd, PERF_EVENT_IOC_DISABLE, 0));
+	ASSERT_EQ(0, ioctl(tfd, PERF_EVENT_IOC_DISABLE, 0));
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	EXPECT_EQ(0, r.bad);
+	EXPECT_EQ(0, pt_recs_count(&r, PERF_RECORD_LOST));
+	pt_recs_for_each(h, &r, 0) {
+		ASSERT_EQ(PERF_RECORD_SAMPLE, h->type);
+		ASSERT_EQ(SAMPLE_SIZE, h->size);
+		if (sample_addr(h)) {
+			EXPECT_EQ(page(p, faults), sample_addr(h));
+			faults++;
+		} else {
+			timers++;
+		}
+	}
+	EXPECT_EQ(n, faults);
+	EXPECT_LT(0, timers);
+	pt_recs_free(&r);
+	pt_unmap_pages(p, n + 1);
+	pt_rb_unmap(&rb);
+	close(tfd);
+	close(ffd);
+}
+
+/*
+ * A reader thread drains a small writable buffer while this thread fills
+ * it from another CPU: what the reader gets plus what LOST records count
+ * is exactly every fault, and the samples it gets are in order.
+ */
+struct reader {
+	struct pt_rb *rb;
+	int cpu;
+	volatile int stop;
+	int samples, lost, bad, order_errors;
+	__u64 last_addr;
+};
+
+static void *reader_fn(void *arg)
+{
+	struct reader *rd = arg;
+
+	pt_pin_cpu(0, rd->cpu);
+	for (;;) {
+		struct perf_event_header *h;
+		int stop = rd->stop;
+		struct pt_recs r;
+
+		if (pt_rb_drain(rd->rb, &r))
+			rd->bad++;
+		if (r.bad)
+			rd->bad++;
+		pt_recs_for_each(h, &r, 0) {
+			if (h->type == PERF_RECORD_LOST) {
+				rd->lost += ((struct lost_rec *)h)->lost;
+			} else if (h->type == PERF_RECORD_SAMPLE) {
+				__u64 a = sample_addr(h);
+
+				if (a <= rd->last_addr)
+					rd->order_errors++;
+				rd->last_addr = a;
+				rd->samples++;
+			}
+		}
+		pt_recs_free(&r);
+		if (stop)
+			break;
+	}
+	return NULL;
+}
+
+TEST(reader_and_writer_on_two_cpus_account_for_every_sample)
+{
+	const int n = 3000;
+	struct reader rd;
+	struct pt_rb rb;
+	pthread_t th;
+	char *p;
+	int fd, i, c1 = pt_nth_cpu(1), c0 = pt_nth_cpu(0);
+
+	if (c1 < 0)
+		SKIP(return, "needs 2 CPUs");
+	ASSERT_EQ(0, pt_pin_cpu(0, c0));
+	fd = open_faults(0, 1);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 2));
+	p = pt_map_pages(n + 2);
+	ASSERT_NE(NULL, p);
+	touch_pages(p + (n + 1) * pt_page_size(), 1);	/* warm */
+	memset(&rd, 0, sizeof(rd));
+	rd.rb = &rb;
+	rd.cpu = c1;
+	ASSERT_EQ(0, pthread_create(&th, NULL, reader_fn, &rd));
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	touch_pages(p, n);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+	/* let the reader catch up, then one more sample brings any LOST */
+	for (i = 0; i < 500 && __atomic_load_n(&rb.pg->data_tail, __ATOMIC_ACQUIRE) !=
+			      pt_rb_head(&rb); i++)
+		pt_sleep_ns(10000000);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	touch_pages(p + n * pt_page_size(), 1);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+	rd.stop = 1;
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(0, rd.bad);
+	EXPECT_EQ(0, rd.order_errors);
+	EXPECT_EQ(n + 1, rd.samples + rd.lost);
+	ksft_print_msg("reader got %d samples, %d lost\n", rd.samples, rd.lost);
+	pt_unmap_pages(p, n + 2);
+	pt_rb_unmap(&rb);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
