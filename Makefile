@@ -197,7 +197,7 @@ PMU_KOBJ_bench-kernel := bench
 PMU_KOBJ := $(B)/obj-$(or $(PMU_KOBJ_$(PMU_KERNEL)),$(PMU_KERNEL))
 
 pmu-qemu:
-	@$(KLOCK) $(PMU_DIR)/build.sh $(B)/pmu-qemu
+	@$(PMU_DIR)/build.sh $(B)/pmu-qemu
 
 pmu-test: deps
 	-@nice -n 19 $(MAKE) --no-print-directory pmu-qemu $(PMU_KERNEL)
