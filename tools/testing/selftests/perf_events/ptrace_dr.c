@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ptrace's debug-register interface sits on the breakpoint layer. Until
- * that layer installs breakpoints, requests must fail cleanly with
- * EOPNOTSUPP (or, once it does, succeed), leave nothing half set up, and
- * leave the tracee able to run to completion.
+ * ptrace's debug-register interface (PTRACE_POKEUSER/PEEKUSER of
+ * u_debugreg[0..7]) sits on the breakpoint layer: what a debugger writes
+ * must read back, fire exactly on the watched accesses with a SIGTRAP
+ * (TRAP_HWBKPT) stop and the hit in DR6, and settings the debug
+ * registers cannot take must fail with nothing left behind.
  */
 #include "perf_test.h"
 
@@ -14,77 +15,229 @@
 #include <sys/wait.h>
 #include "kselftest_harness.h"
 
+#ifndef TRAP_HWBKPT
+#define TRAP_HWBKPT	4
+#endif
+
 #define DR_OFFSET(n) (offsetof(struct user, u_debugreg) + (n) * sizeof(long))
 
-static volatile long watched;
+/* DR7: local enable of DRn, R/W and LEN fields */
+#define DR7_L(n)		(1UL << ((n) * 2))
+#define DR7_RW(n, rw)		((unsigned long)(rw) << (16 + (n) * 4))
+#define DR7_LEN(n, len)		((unsigned long)(len) << (18 + (n) * 4))
+#define RW_EXEC		0
+#define RW_WRITE	1
+#define RW_IO		2
+#define RW_RW		3
+#define LEN_1		0
+#define LEN_2		1
+#define LEN_8		2
+#define LEN_4		3
+#define DR6_TRAP_BITS	0xfUL
 
-static pid_t start_stopped_tracee(void)
+static volatile long watched[4];
+
+enum tracee_job { JOB_WRITE_3, JOB_WRITE_ALL, JOB_CALL, JOB_NONE };
+
+static __attribute__((noinline)) int tracee_fn(int x)
 {
+	asm volatile("" : "+r" (x));
+	return x * 2;
+}
+
+static void tracee(enum tracee_job job)
+{
+	int i;
+
+	if (ptrace(PTRACE_TRACEME, 0, 0, 0))
+		_exit(10);
+	raise(SIGSTOP);
+	switch (job) {
+	case JOB_WRITE_3:
+		for (i = 1; i <= 3; i++)
+			watched[0] = i;
+		break;
+	case JOB_WRITE_ALL:
+		for (i = 3; i >= 0; i--)
+			watched[i] = 1;
+		break;
+	case JOB_CALL:
+		if (tracee_fn(21) != 42)
+			_exit(12);
+		break;
+	case JOB_NONE:
+		break;
+	}
+	_exit(watched[0] == 3 || job != JOB_WRITE_3 ? 0 : 11);
+}
+
+static pid_t start_stopped_tracee(struct __test_metadata *_metadata,
+				  enum tracee_job job)
+{
+	int status;
 	pid_t pid = fork();
 
-	if (pid == 0) {
-		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
-			_exit(10);
-		raise(SIGSTOP);
-		watched = 1;
-		_exit(watched == 1 ? 0 : 11);
+	if (pid == 0)
+		tracee(job);
+	if (pid > 0) {
+		EXPECT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFSTOPPED(status));
+		EXPECT_EQ(SIGSTOP, WSTOPSIG(status));
 	}
 	return pid;
 }
 
-static void finish_tracee(struct __test_metadata *_metadata, pid_t pid)
+static int poke_dr(pid_t pid, int n, unsigned long val)
 {
-	int status;
+	return ptrace(PTRACE_POKEUSER, pid, DR_OFFSET(n), val) ? errno : 0;
+}
 
-	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	/* a breakpoint that did get installed stops the tracee once */
-	while (WIFSTOPPED(status)) {
+static unsigned long peek_dr(pid_t pid, int n)
+{
+	return ptrace(PTRACE_PEEKUSER, pid, DR_OFFSET(n), 0);
+}
+
+/*
+ * Continue the tracee until it exits, returning how many SIGTRAP stops it
+ * made; each must be a hardware breakpoint stop, the DR6 bits of each
+ * are ORed into *dr6.
+ */
+static int count_trap_stops(struct __test_metadata *_metadata, pid_t pid,
+			    unsigned long *dr6)
+{
+	int status, stops = 0;
+	siginfo_t si;
+
+	*dr6 = 0;
+	for (;;) {
 		ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		if (!WIFSTOPPED(status))
+			break;
+		EXPECT_EQ(SIGTRAP, WSTOPSIG(status));
+		ASSERT_EQ(0, ptrace(PTRACE_GETSIGINFO, pid, 0, &si));
+		EXPECT_EQ(TRAP_HWBKPT, si.si_code);
+		*dr6 |= peek_dr(pid, 6) & DR6_TRAP_BITS;
+		stops++;
 	}
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	return stops;
+}
+
+TEST(write_watchpoint_stops_on_each_write)
+{
+	unsigned long dr7 = DR7_L(0) | DR7_RW(0, RW_WRITE) | DR7_LEN(0, LEN_8);
+	unsigned long dr6;
+	pid_t pid = start_stopped_tracee(_metadata, JOB_WRITE_3);
+
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, poke_dr(pid, 0, (unsigned long)&watched[0]));
+	ASSERT_EQ(0, poke_dr(pid, 7, dr7));
+	EXPECT_EQ((unsigned long)&watched[0], peek_dr(pid, 0));
+	EXPECT_EQ(dr7, peek_dr(pid, 7));
+	EXPECT_EQ(3, count_trap_stops(_metadata, pid, &dr6));
+	EXPECT_EQ(0x1, dr6);
+}
+
+TEST(all_four_debug_registers_work_at_once)
+{
+	unsigned long dr7 = 0, dr6;
+	pid_t pid = start_stopped_tracee(_metadata, JOB_WRITE_ALL);
+	int n;
+
+	ASSERT_LT(0, pid);
+	for (n = 0; n < 4; n++) {
+		ASSERT_EQ(0, poke_dr(pid, n, (unsigned long)&watched[n]));
+		dr7 |= DR7_L(n) | DR7_RW(n, RW_WRITE) | DR7_LEN(n, LEN_4);
+	}
+	ASSERT_EQ(0, poke_dr(pid, 7, dr7));
+	EXPECT_EQ(dr7, peek_dr(pid, 7));
+	EXPECT_EQ(4, count_trap_stops(_metadata, pid, &dr6));
+	EXPECT_EQ(0xf, dr6);
+}
+
+TEST(execute_breakpoint_stops_at_the_function)
+{
+	unsigned long dr7 = DR7_L(2) | DR7_RW(2, RW_EXEC) | DR7_LEN(2, LEN_1);
+	struct user_regs_struct regs;
+	int status;
+	pid_t pid = start_stopped_tracee(_metadata, JOB_CALL);
+
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, poke_dr(pid, 2, (unsigned long)tracee_fn));
+	ASSERT_EQ(0, poke_dr(pid, 7, dr7));
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSTOPPED(status));
+	EXPECT_EQ(SIGTRAP, WSTOPSIG(status));
+	ASSERT_EQ(0, ptrace(PTRACE_GETREGS, pid, 0, &regs));
+	EXPECT_EQ((unsigned long)tracee_fn, regs.rip);
+	EXPECT_EQ(0x4, peek_dr(pid, 6) & DR6_TRAP_BITS);
+	/* off again: the tracee runs to its end */
+	ASSERT_EQ(0, poke_dr(pid, 7, 0));
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, 0, 0));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
-TEST(poke_dr0_and_dr7_fail_cleanly_or_work)
+TEST(disabled_watchpoint_does_not_stop)
 {
-	unsigned long dr7 = 0x1 | (0x1UL << 16) | (0x3UL << 18); /* L0, W, len 4 */
-	int status;
-	long ret;
-	pid_t pid = start_stopped_tracee();
+	unsigned long dr7 = DR7_L(0) | DR7_RW(0, RW_WRITE) | DR7_LEN(0, LEN_8);
+	unsigned long dr6;
+	pid_t pid = start_stopped_tracee(_metadata, JOB_WRITE_3);
 
 	ASSERT_LT(0, pid);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFSTOPPED(status));
+	ASSERT_EQ(0, poke_dr(pid, 0, (unsigned long)&watched[0]));
+	ASSERT_EQ(0, poke_dr(pid, 7, dr7));
+	ASSERT_EQ(0, poke_dr(pid, 7, 0));
+	EXPECT_EQ(0, peek_dr(pid, 7));
+	/* the address stays */
+	EXPECT_EQ((unsigned long)&watched[0], peek_dr(pid, 0));
+	EXPECT_EQ(0, count_trap_stops(_metadata, pid, &dr6));
+}
 
-	ret = ptrace(PTRACE_POKEUSER, pid, DR_OFFSET(0), (long)&watched);
-	if (ret) {
-		EXPECT_EQ(EOPNOTSUPP, errno);
-		/* nothing was recorded for the failed request */
-		errno = 0;
-		EXPECT_EQ(0, ptrace(PTRACE_PEEKUSER, pid, DR_OFFSET(0), 0));
-		EXPECT_EQ(0, errno);
-	}
-	ret = ptrace(PTRACE_POKEUSER, pid, DR_OFFSET(7), dr7);
-	if (ret) {
-		EXPECT_EQ(EOPNOTSUPP, errno);
-		errno = 0;
-		EXPECT_EQ(0, ptrace(PTRACE_PEEKUSER, pid, DR_OFFSET(7), 0));
-		EXPECT_EQ(0, errno);
-	}
-	finish_tracee(_metadata, pid);
+TEST(settings_the_registers_cannot_take_fail_and_change_nothing)
+{
+	unsigned long good = DR7_L(0) | DR7_RW(0, RW_WRITE) | DR7_LEN(0, LEN_8);
+	unsigned long dr6;
+	pid_t pid = start_stopped_tracee(_metadata, JOB_WRITE_3);
+
+	ASSERT_LT(0, pid);
+	/* a user task cannot watch kernel memory */
+	EXPECT_NE(0, poke_dr(pid, 1, 0xffffffff81000000UL));
+	EXPECT_EQ(0, peek_dr(pid, 1));
+
+	ASSERT_EQ(0, poke_dr(pid, 0, (unsigned long)&watched[0] + 4));
+	/* 8 bytes at an address aligned to 4 */
+	EXPECT_EQ(EINVAL, poke_dr(pid, 7, good));
+	EXPECT_EQ(0, peek_dr(pid, 7));
+	ASSERT_EQ(0, poke_dr(pid, 0, (unsigned long)&watched[0]));
+	/* I/O breakpoints do not exist for user space */
+	EXPECT_EQ(EINVAL, poke_dr(pid, 7, DR7_L(0) | DR7_RW(0, RW_IO)));
+	EXPECT_EQ(0, peek_dr(pid, 7));
+	/* an instruction breakpoint has length 1 in DR7 */
+	EXPECT_EQ(EINVAL, poke_dr(pid, 7, DR7_L(0) | DR7_RW(0, RW_EXEC) |
+					  DR7_LEN(0, LEN_4)));
+	/* there are no DR4 and DR5 */
+	EXPECT_EQ(EIO, poke_dr(pid, 4, 0));
+	EXPECT_EQ(EIO, poke_dr(pid, 5, 0));
+
+	/* after all that, a good setting still works */
+	ASSERT_EQ(0, poke_dr(pid, 7, good));
+	EXPECT_EQ(3, count_trap_stops(_metadata, pid, &dr6));
+	EXPECT_EQ(0x1, dr6);
 }
 
 TEST(disabling_dr7_with_nothing_set_succeeds)
 {
-	int status;
-	pid_t pid = start_stopped_tracee();
+	unsigned long dr6;
+	pid_t pid = start_stopped_tracee(_metadata, JOB_NONE);
 
 	ASSERT_LT(0, pid);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_EQ(0, ptrace(PTRACE_POKEUSER, pid, DR_OFFSET(7), 0));
-	finish_tracee(_metadata, pid);
+	ASSERT_EQ(0, poke_dr(pid, 7, 0));
+	EXPECT_EQ(0, count_trap_stops(_metadata, pid, &dr6));
 }
 
 TEST_HARNESS_MAIN
