@@ -12,8 +12,10 @@
 # runas, Debian's perf and gdb with their shared libraries, and the tests:
 #   -t LIST:BINDIR  every entry "<binary> <root|user> [timeout]" of LIST,
 #                   binary taken from BINDIR, installed as /tests/<binary>
-#   -u BINDIR:NAME  upstream selftest BINDIR/NAME as /tests/upstream/NAME,
-#                   run as root with a 120s timeout (result upstream:NAME)
+#   -u BINDIR:NAME[:ARGS]  upstream selftest BINDIR/NAME as
+#                   /tests/upstream/NAME, run as root with a 120s timeout
+#                   (result upstream:NAME); with ARGS (e.g. harness
+#                   filters "-T test") through a wrapper that passes them
 # The merged list is /tests/tests.list and is also written to OUT's
 # sibling OUT-without-.cpio.gz + ".list" for the host-side parser.
 set -euo pipefail
@@ -111,9 +113,17 @@ for spec in ${lists[@]+"${lists[@]}"}; do
 	done < "$list"
 done
 for spec in ${ups[@]+"${ups[@]}"}; do
-	bindir=${spec%%:*} name=${spec#*:}
+	bindir=${spec%%:*} name=${spec#*:} args=
+	case $name in *:*) args=${name#*:} name=${name%%:*} ;; esac
 	mkdir -p tests/upstream
-	install -m 755 "$bindir/$name" "tests/upstream/$name"
+	if [ -n "$args" ]; then
+		install -m 755 "$bindir/$name" "tests/upstream/.$name.bin"
+		printf '#!/bin/sh\nexec /tests/upstream/.%s.bin %s "$@"\n' \
+			"$name" "$args" > "tests/upstream/$name"
+		chmod 755 "tests/upstream/$name"
+	else
+		install -m 755 "$bindir/$name" "tests/upstream/$name"
+	fi
 	echo "upstream/$name root 120" >> tests/tests.list
 done
 
