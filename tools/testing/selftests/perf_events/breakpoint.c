@@ -307,6 +307,70 @@ TEST(breakpoint_inherited_by_a_child_counts_there)
 	close(fd);
 }
 
+/* ---- sampling ---------------------------------------------------------- */
+
+struct bp_sample {
+	struct perf_event_header	h;
+	__u64				ip;
+	__u32				pid, tid;
+	__u64				addr;
+};
+
+/*
+ * Each overflow writes a sample whose address is the watched one and whose
+ * ip is the instruction after the store (the same one each time round the
+ * loop).
+ */
+TEST(samples_carry_the_watched_address)
+{
+	static const int periods[] = { 1, 2 };
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	struct pt_recs r;
+	struct pt_rb rb;
+	int fd, i, n;
+	__u64 ip;
+
+	for (i = 0; i < 2; i++) {
+		bp_attr(&attr, &watched[0], HW_BREAKPOINT_W, 8);
+		attr.sample_period = periods[i];
+		attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				   PERF_SAMPLE_ADDR;
+		attr.disabled = 1;
+		fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, pt_rb_map(&rb, fd, 8));
+		ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+		write_n(&watched[0], 6);
+		ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+		EXPECT_EQ(6, pt_read1(fd));
+
+		ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+		EXPECT_EQ(0, r.bad);
+		n = 0;
+		ip = 0;
+		for (h = pt_recs_next(&r, NULL, PERF_RECORD_SAMPLE); h;
+		     h = pt_recs_next(&r, h, PERF_RECORD_SAMPLE)) {
+			struct bp_sample *s = (struct bp_sample *)h;
+
+			ASSERT_EQ(sizeof(*s), h->size);
+			EXPECT_EQ((unsigned long)&watched[0], s->addr);
+			EXPECT_EQ(getpid(), s->pid);
+			EXPECT_EQ(gettid(), s->tid);
+			if (!n)
+				ip = s->ip;
+			EXPECT_EQ(ip, s->ip);
+			n++;
+		}
+		EXPECT_EQ(6 / periods[i], n);
+		EXPECT_NE(0, ip);
+		EXPECT_GT(0x800000000000ULL, ip);
+		pt_recs_free(&r);
+		pt_rb_unmap(&rb);
+		close(fd);
+	}
+}
+
 /* ---- the four debug registers ------------------------------------------ */
 
 TEST(fifth_breakpoint_of_a_task_is_enospc)
