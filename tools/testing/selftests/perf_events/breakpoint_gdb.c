@@ -97,7 +97,12 @@ static int count_of(const char *s, const char *what)
 
 static char out[1 << 16];
 
-TEST(gdb_watch_reports_each_write)
+/* gdb starts slowly under TCG on a loaded host: more than the default 30s */
+FIXTURE(gdb) { };
+FIXTURE_SETUP(gdb) { }
+FIXTURE_TEARDOWN(gdb) { }
+
+TEST_F_TIMEOUT(gdb, watch_reports_each_write, 110)
 {
 	static const char *const cmds[] = {
 		"watch *(int *)&gdb_watched", "run",
@@ -123,7 +128,7 @@ TEST(gdb_watch_reports_each_write)
 	EXPECT_NE(NULL, strstr(out, "exited normally")) TH_LOG("%s", out);
 }
 
-TEST(gdb_awatch_reports_reads_and_writes)
+TEST_F_TIMEOUT(gdb, awatch_reports_reads_and_writes, 110)
 {
 	static const char *const cmds[] = {
 		"awatch *(int *)&gdb_watched", "run",
