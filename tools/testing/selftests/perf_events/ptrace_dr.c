@@ -13,6 +13,7 @@
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <linux/hw_breakpoint.h>
 #include "kselftest_harness.h"
 
 #ifndef TRAP_HWBKPT
@@ -228,6 +229,42 @@ TEST(settings_the_registers_cannot_take_fail_and_change_nothing)
 	ASSERT_EQ(0, poke_dr(pid, 7, good));
 	EXPECT_EQ(3, count_trap_stops(_metadata, pid, &dr6));
 	EXPECT_EQ(0x1, dr6);
+}
+
+/*
+ * ptrace's breakpoints are the tracee's breakpoints: once DR0-DR3 hold
+ * an address each (disabled or not) a perf breakpoint on the tracee finds
+ * no slot, and the other way round.
+ */
+TEST(ptrace_and_perf_breakpoints_share_the_slots)
+{
+	struct perf_event_attr attr;
+	unsigned long dr6;
+	int n, fd;
+	pid_t pid = start_stopped_tracee(_metadata, JOB_NONE);
+
+	ASSERT_LT(0, pid);
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_BREAKPOINT;
+	attr.bp_addr = (unsigned long)&watched[0];
+	attr.bp_type = HW_BREAKPOINT_W;
+	attr.bp_len = HW_BREAKPOINT_LEN_8;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+
+	for (n = 0; n < 3; n++)
+		ASSERT_EQ(0, poke_dr(pid, n, (unsigned long)&watched[n]));
+	fd = sys_perf_event_open(&attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("%s", strerror(errno));
+	/* the tracer's DR3 is the one that no longer fits */
+	EXPECT_EQ(ENOSPC, poke_dr(pid, 3, (unsigned long)&watched[3]));
+	close(fd);
+	ASSERT_EQ(0, poke_dr(pid, 3, (unsigned long)&watched[3]));
+	fd = sys_perf_event_open(&attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(ENOSPC, errno);
+	EXPECT_EQ(0, count_trap_stops(_metadata, pid, &dr6));
 }
 
 TEST(disabling_dr7_with_nothing_set_succeeds)
