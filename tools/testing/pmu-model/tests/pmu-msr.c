@@ -157,7 +157,7 @@ static void amd(void)
 	bad_write(0xc001020a, 1ULL << 36);	/* PerfEvtSel5 reserved */
 	bad_write(0xc0000301, 1ULL << 6);	/* GlobalCtl: no counter 6 */
 	bad_write(0xc0000300, 0);		/* GlobalStatus is read-only */
-	bad_write(0xc0000302, 1ULL << 6);	/* GlobalStatusClr */
+	check(wr(0xc0000302, ~0ULL) == 0, "GlobalStatusClr takes all ones");
 
 	/* the legacy counter 3 is core counter 3 */
 	write_read(0xc0010007, 0x123456789abcULL, 0xc0010207, 0x123456789abcULL);
