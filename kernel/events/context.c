@@ -233,6 +233,42 @@ void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 	}
 }
 
+/*
+ * Take an event of a dead context off the context's lists, leaving its
+ * group as it is: its fd still reads the group, with final counts, until
+ * it is closed. ctx->lock held.
+ */
+void perf_ctx_unlink_event_locked(struct perf_event_context *ctx,
+				  struct perf_event *event)
+{
+	list_del_init(&event->event_entry);
+	ctx->nr_events--;
+	if (event->group_leader == event)
+		list_del_init(&event->group_entry);
+}
+
+/* Break an unlinked event out of its group, when its fd is closed. */
+static void perf_event_group_detach(struct perf_event_context *ctx,
+				    struct perf_event *event)
+{
+	struct perf_event *sibling, *tmp;
+
+	raw_spin_lock_irq(&ctx->lock);
+	if (event->group_leader == event) {
+		list_for_each_entry_safe(sibling, tmp, &event->sibling_list,
+					 sibling_entry) {
+			list_del_init(&sibling->sibling_entry);
+			sibling->group_leader = sibling;
+		}
+		event->nr_siblings = 0;
+	} else {
+		list_del_init(&event->sibling_entry);
+		event->group_leader->nr_siblings--;
+		event->group_leader = event;
+	}
+	raw_spin_unlock_irq(&ctx->lock);
+}
+
 /* Unlink an event (already off the PMU). ctx->lock held. */
 void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 			       struct perf_event *event)
@@ -337,7 +373,9 @@ void perf_remove_event(struct perf_event *event)
 	struct perf_event_context *ctx = event->ctx;
 
 	lockdep_assert_held(&ctx->mutex);
-	if (list_empty(&event->event_entry))
+	if (list_empty(&event->event_entry)) {
+		perf_event_group_detach(ctx, event);
 		return;
+	}
 	perf_ctx_call(ctx, __perf_remove_event, event);
 }

@@ -163,6 +163,8 @@ void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 			       struct perf_event *event);
 void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 			       struct perf_event *event);
+void perf_ctx_unlink_event_locked(struct perf_event_context *ctx,
+				  struct perf_event *event);
 
 /* sched.c: all with ctx->lock held */
 u64 perf_ctx_time_now(struct perf_event_context *ctx);

@@ -232,7 +232,11 @@ static void perf_ctx_teardown(struct perf_event_context *ctx)
 
 	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry) {
 		raw_spin_lock_irq(&ctx->lock);
-		perf_ctx_del_event_locked(ctx, event);
+		/* inherited copies go; the originals keep their groups */
+		if (event->parent)
+			perf_ctx_del_event_locked(ctx, event);
+		else
+			perf_ctx_unlink_event_locked(ctx, event);
 		raw_spin_unlock_irq(&ctx->lock);
 		perf_event_detach_from_task(ctx, event);
 	}
