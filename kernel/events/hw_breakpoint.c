@@ -247,6 +247,9 @@ static int bp_event_init(struct perf_event *bp)
 		return -ENOENT;
 	if (has_branch_stack(bp))
 		return -EOPNOTSUPP;
+	/* in-kernel callers are not checked for a task event's CPU */
+	if (bp->cpu >= (int)nr_cpu_ids)
+		return -EINVAL;
 
 	err = bp_parse(bp, &bp->attr, &hw);
 	if (err)
