@@ -16,7 +16,7 @@ PTEST_DIR        ?= $(ROOT)/tools/testing/selftests/perf_events
 UPSTREAM_TESTS   := sigtrap_threads remove_on_exec watermark_signal mmap
 # Upstream selftests also run by make test, as upstream:<name>;
 # UPSTREAM_ARGS_<name> are passed to one (e.g. harness filters "-T test").
-UPSTREAM_IN_TEST ?= sigtrap_threads
+UPSTREAM_IN_TEST ?= sigtrap_threads mmap watermark_signal
 # Built at -O0: at -O2 gcc 12 loads sigtrap_threads' non-volatile
 # signal_count before the volatile write whose signal it then checks
 # for (enable_event, modify_and_enable_event fail on any kernel).

@@ -173,6 +173,9 @@ static int perf_check_access(struct perf_event_attr *attr)
 		if (err)
 			return err;
 	}
+	/* an AUX snapshot needs an AUX event to lead: no PMU here has one */
+	if (attr->aux_sample_size)
+		return -EINVAL;
 	/* a sample's read values are per thread: say which thread */
 	if ((attr->sample_type & PERF_SAMPLE_READ) && attr->inherit &&
 	    !(attr->sample_type & PERF_SAMPLE_TID))

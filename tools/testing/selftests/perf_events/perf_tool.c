@@ -378,7 +378,7 @@ TEST_F_TIMEOUT(tool, top_stdio, TMO)
 		execl(exe, "perf_tool", "--busy", "30000", NULL);
 		_exit(127);
 	}
-	sh(&self->out, "timeout -s INT 20 " PERF " top --stdio -e cpu-clock -d 2 -E 5 --comms perf_tool");
+	sh(&self->out, "timeout -s INT 20 " PERF " top --stdio -e cpu-clock -d 5 -E 5 --comms perf_tool");
 	kill(busy, SIGKILL);
 	waitpid(busy, NULL, 0);
 	EXPECT_LE(1, count_lines(self->out, "PerfTop:")) TH_LOG("%.3000s", self->out);
