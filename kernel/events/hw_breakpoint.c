@@ -76,8 +76,8 @@ static int bp_task_need(struct bp_task_slots *ts, int cpu)
 	return ts->any + ts->on_cpu[cpu];
 }
 
-/* Slots @cpu needs today: its own breakpoints plus the neediest task's. */
-static int bp_cpu_need(int cpu, struct bp_task_slots *skip, int *task_max)
+/* The most slots any task but @skip needs on @cpu. */
+static int bp_tasks_max(int cpu, struct bp_task_slots *skip)
 {
 	struct bp_task_slots *ts;
 	int bkt, max = 0;
@@ -86,32 +86,32 @@ static int bp_cpu_need(int cpu, struct bp_task_slots *skip, int *task_max)
 		if (ts != skip)
 			max = max(max, bp_task_need(ts, cpu));
 	}
-	*task_max = max;
-	return bp_cpu_slots[cpu] + max;
+	return max;
 }
 
 /* Would one more breakpoint of @task (or of no task) on @cpu fit there? */
 static bool bp_fits_on(int cpu, struct task_struct *task,
 		       struct bp_task_slots *ts)
 {
-	int others;
+	int own = ts ? bp_task_need(ts, cpu) : 0;
+	int tasks;
 
 	if (!task)
-		return bp_cpu_need(cpu, NULL, &others) + 1 <= HBP_NUM;
-
-	bp_cpu_need(cpu, ts, &others);
-	return bp_cpu_slots[cpu] +
-	       max(others, (ts ? bp_task_need(ts, cpu) : 0) + 1) <= HBP_NUM;
+		tasks = bp_tasks_max(cpu, NULL) + 1;
+	else
+		tasks = max(bp_tasks_max(cpu, ts), own + 1);
+	return bp_cpu_slots[cpu] + tasks <= HBP_NUM;
 }
 
-/* Account (@delta 1) or give back (-1) the slot of @bp. Mutex held. */
+/*
+ * Account (@delta 1) or give back (-1) the slot of @bp. bp_slots_mutex
+ * held, or (kgdb) every other CPU stopped with it free.
+ */
 static int bp_account(struct perf_event *bp, int delta, bool check)
 {
 	struct task_struct *task = bp->hw.target;
 	struct bp_task_slots *ts = NULL;
 	int cpu;
-
-	lockdep_assert_held(&bp_slots_mutex);
 
 	if (task)
 		ts = bp_task_find(task);
