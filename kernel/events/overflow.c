@@ -37,13 +37,13 @@ static void perf_pending_irq(struct irq_work *work)
 		perf_event_disable_local(event);
 	}
 	if (READ_ONCE(event->pending_wakeup)) {
-		int kill = event->pending_kill;
+		/* an overflow says why; a buffer wakeup means data to read */
+		int kill = event->pending_kill ?: POLL_IN;
 
 		WRITE_ONCE(event->pending_wakeup, 0);
 		perf_buffer_wakeup(event);
 		wake_up_all(&event->waitq);
-		if (kill)
-			kill_fasync(&event->fasync, SIGIO, kill);
+		kill_fasync(&event->fasync, SIGIO, kill);
 		event->pending_kill = 0;
 	}
 }
