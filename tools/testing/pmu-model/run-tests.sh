@@ -36,6 +36,7 @@ mkdir -p "$logs"
 [ -x "$QEMU_BIN" ] || { echo "run-tests.sh: no $QEMU_BIN (make pmu-qemu)" >&2; exit 1; }
 [ -f "$kernel" ] || { echo "run-tests.sh: no kernel $kernel" >&2; exit 1; }
 
+mkdir -p "$B/pmu-tests"
 make -s -C "$HERE/tests" OUTPUT="$B/pmu-tests"
 "$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -t "$HERE/tests/tests.list:$B/pmu-tests"
 
