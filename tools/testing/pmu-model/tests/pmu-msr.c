@@ -141,8 +141,9 @@ static void amd(void)
 	check(c & (1 << 23), "CPUID 0x80000001.ECX.PerfCtrExtCore");
 	__cpuid(0x80000022, a, b, c, d);
 	printf("# CPUID 0x80000022: %08x %08x %08x %08x\n", a, b, c, d);
-	check(a == 1, "CPUID 0x80000022.EAX: PerfMonV2 (no LbrExtV2)");
-	check(b == 6, "CPUID 0x80000022.EBX: 6 core counters");
+	check(a == 7, "CPUID 0x80000022.EAX: PerfMonV2, LbrExtV2, LbrAndPmcFreeze");
+	check(b == (6 | 16 << 4),
+	      "CPUID 0x80000022.EBX: 6 core counters, 16 LBR entries");
 
 	for (i = 0; i < 12; i++)
 		exists(0xc0010200 + i);
@@ -152,12 +153,20 @@ static void amd(void)
 		exists(0xc0000300 + i);
 	absent(0xc001020c);
 	absent(0xc0010217);
+	exists(0x1d9);				/* DebugCtl */
+	exists(0xc000010e);			/* LBR_SELECT */
+	exists(0xc000010f);			/* DBG_EXTN_CFG */
+	exists(0xc0010300);			/* LBR 0 FROM */
+	exists(0xc001031f);			/* LBR 15 TO */
+	absent(0xc0010320);			/* no LBR 16 */
 
 	bad_write(0xc001020a, 1ULL << 19);	/* PerfEvtSel5 reserved */
 	bad_write(0xc001020a, 1ULL << 36);	/* PerfEvtSel5 reserved */
 	bad_write(0xc0000301, 1ULL << 6);	/* GlobalCtl: no counter 6 */
 	bad_write(0xc0000300, 0);		/* GlobalStatus is read-only */
 	check(wr(0xc0000302, ~0ULL) == 0, "GlobalStatusClr takes all ones");
+	bad_write(0xc000010e, 1ULL << 9);	/* LBR_SELECT: no call stack */
+	bad_write(0x1d9, 1ULL << 6);		/* DebugCtl reserved */
 
 	/* the legacy counter 3 is core counter 3 */
 	write_read(0xc0010007, 0x123456789abcULL, 0xc0010207, 0x123456789abcULL);
