@@ -11,9 +11,9 @@
 # -icount shift=0,sleep=off -seed 1, checks the boot log on the host (the
 # kernel's Intel/AMD PMU driver line, no "broken PMU", no "unchecked MSR
 # access"), and, with
-# PMU_REPEAT=1 (default), boots the first model and CPU count a second
-# time and requires the two serial logs to be identical, byte for byte, up
-# to the end of the tests (@@DONE).
+# PMU_REPEAT=1 (default), boots each model with its first CPU count a
+# second time and requires the two serial logs to be identical, byte for
+# byte, up to the end of the tests (@@DONE).
 # Results are named <test>@pmu-<intel|amd>-smp<N>.
 # PMU_QEMU overrides the QEMU binary.  Prints PASS/FAIL per test and "N passed, N failed" (build/logs/pmu.summary);
 # RESULT-FILE gets the PASS/FAIL lines in parse-results.py --result form.
@@ -50,7 +50,7 @@ boot() { # CPU SMP LOG
 checks=$logs/pmu-boot.result
 : > "$checks"
 args=()
-first=
+firsts=()
 for cpu in $CPUS; do
 	case $cpu in
 	EPYC*|*AMD*|*amd*) vendor=amd driver='AMD PMU driver' ;;
@@ -62,7 +62,7 @@ for cpu in $CPUS; do
 		rm -f "$log"
 		boot "$cpu" "$n" "$log"
 		args+=(--boot "$run:$n:$list:$log")
-		[ -n "$first" ] || first="$cpu $n $run"
+		[ "$n" != "${SMPS%% *}" ] || firsts+=("$cpu $n $run")
 		# The stock kernel's driver took the model, without complaint
 		name=pmu-model:driver@$run
 		# and no MSR access of the driver faulted on the model
@@ -77,20 +77,22 @@ for cpu in $CPUS; do
 	done
 done
 if [ "$REPEAT" = 1 ]; then
-	set -- $first
-	log=$logs/$3-repeat.log
-	rm -f "$log"
-	boot "$1" "$2" "$log"
-	name=pmu-model:repeatable@$3
-	# everything up to the end of the tests (not the power-off after it)
-	upto_done() { sed '/^@@DONE/q' "$1"; }
-	if ! grep -q '^@@DONE' "$log"; then
-		echo "FAIL $name: the second boot did not finish" >> "$checks"
-	elif [ "$(upto_done "$logs/$3.log")" = "$(upto_done "$log")" ]; then
-		echo "PASS $name" >> "$checks"
-	else
-		echo "FAIL $name: serial logs of two boots differ: $(diff <(upto_done "$logs/$3.log") <(upto_done "$log") | sed -n 2p | cut -c1-80)" >> "$checks"
-	fi
+	for first in "${firsts[@]}"; do
+		set -- $first
+		log=$logs/$3-repeat.log
+		rm -f "$log"
+		boot "$1" "$2" "$log"
+		name=pmu-model:repeatable@$3
+		# everything up to the end of the tests (not the power-off after it)
+		upto_done() { sed '/^@@DONE/q' "$1"; }
+		if ! grep -q '^@@DONE' "$log"; then
+			echo "FAIL $name: the second boot did not finish" >> "$checks"
+		elif [ "$(upto_done "$logs/$3.log")" = "$(upto_done "$log")" ]; then
+			echo "PASS $name" >> "$checks"
+		else
+			echo "FAIL $name: serial logs of two boots differ: $(diff <(upto_done "$logs/$3.log") <(upto_done "$log") | sed -n 2p | cut -c1-80)" >> "$checks"
+		fi
+	done
 fi
 
 status=0
