@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tracepoint events (PERF_TYPE_TRACEPOINT, config = the id in tracefs):
+ * exact counts, filters (PERF_EVENT_IOC_SET_FILTER), and samples that
+ * carry the tracepoint's record as PERF_SAMPLE_RAW, laid out as the
+ * tracepoint's tracefs "format" file says; then perf record/script.
+ *
+ * The tracepoint is signal:signal_generate: it fires exactly once per
+ * kill(), in the sender, even for an ignored signal, so the counts are
+ * known. Root only: tracefs is root's.
+ */
+#include "perf_test.h"
+
+#include <sys/mount.h>
+
+#define TRACEFS		"/sys/kernel/tracing"
+#define TP_DIR		TRACEFS "/events/signal/signal_generate"
+
+struct tp_field {
+	int off;
+	int size;
+};
+
+/* The tracepoint's id; mounts tracefs if needed; -1 if there is none. */
+static int tp_id(void)
+{
+	long long id;
+
+	if (pt_read_int_file(TP_DIR "/id", &id) == 0)
+		return (int)id;
+	mount("tracefs", TRACEFS, "tracefs", 0, NULL);
+	if (pt_read_int_file(TP_DIR "/id", &id) == 0)
+		return (int)id;
+	return -1;
+}
+
+/* Offset and size of field @name, from the format file; 0 or -1. */
+static int tp_field(const char *name, struct tp_field *f)
+{
+	char line[512], want[80];
+	FILE *fp = fopen(TP_DIR "/format", "r");
+	int found = -1;
+
+	if (!fp)
+		return -1;
+	snprintf(want, sizeof(want), " %s;", name);
+	while (fgets(line, sizeof(line), fp)) {
+		char *decl = strstr(line, "field:");
+		char *semi, *off, *size;
+
+		if (!decl)
+			continue;
+		semi = strchr(decl, ';');
+		off = strstr(line, "offset:");
+		size = strstr(line, "size:");
+		if (!semi || !off || !size)
+			continue;
+		/* the declaration ends in " name;" */
+		if (semi - decl < (long)strlen(want) - 1 ||
+		    strncmp(semi - strlen(want) + 1, want, strlen(want)))
+			continue;
+		f->off = atoi(off + 7);
+		f->size = atoi(size + 5);
+		found = 0;
+		break;
+	}
+	fclose(fp);
+	return found;
+}
+
+static void tp_attr(struct perf_event_attr *attr, int id, __u64 period,
+		    __u64 sample_type)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->type = PERF_TYPE_TRACEPOINT;
+	attr->size = sizeof(*attr);
+	attr->config = id;
+	attr->sample_period = period;
+	attr->sample_type = sample_type;
+	attr->disabled = 1;
+	attr->wakeup_events = 1;
+}
+
+/* @n signals to ourselves, ignored: @sigs[i % nsigs] */
+static void send_signals(const int *sigs, int nsigs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		kill(getpid(), sigs[i % nsigs]);
+}
+
+static int raw_int(const unsigned char *raw, struct tp_field f)
+{
+	int v = 0;
+
+	memcpy(&v, raw + f.off, f.size < 4 ? f.size : 4);
+	return v;
+}
+
+FIXTURE(tp)
+{
+	int id;
+};
+
+FIXTURE_SETUP(tp)
+{
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
+	self->id = tp_id();
+	if (self->id < 0)
+		SKIP(return, "no " TP_DIR " (tracefs, CONFIG_EVENT_TRACING)");
+}
+
+FIXTURE_TEARDOWN(tp)
+{
+}
+
+TEST_F(tp, counts_every_hit_exactly)
+{
+	static const int sigs[] = { SIGUSR1, SIGUSR2 };
+	struct perf_event_attr attr;
+	int fd;
+
+	tp_attr(&attr, self->id, 0, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	send_signals(sigs, 2, 3);		/* not counted: disabled */
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	send_signals(sigs, 2, 7);
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	send_signals(sigs, 2, 5);
+	EXPECT_EQ(7, pt_read1(fd));
+	close(fd);
+}
+
+TEST_F(tp, filter_selects_hits)
+{
+	static const int sigs[] = { SIGUSR1, SIGUSR2, SIGUSR2 };
+	struct perf_event_attr attr;
+	int fd;
+
+	tp_attr(&attr, self->id, 0, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "nosuchfield == 1"));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "sig == 12"))
+		TH_LOG("SET_FILTER: %s", strerror(errno));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	send_signals(sigs, 3, 9);		/* 3 SIGUSR1, 6 SIGUSR2 */
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	EXPECT_EQ(6, pt_read1(fd));
+	close(fd);
+}
+
+/* The common fields are filled in before the filter sees the record */
+TEST_F(tp, filter_on_common_pid)
+{
+	static const int sigs[] = { SIGUSR1 };
+	struct perf_event_attr attr;
+	char filter[64];
+	int fd, fd2;
+
+	tp_attr(&attr, self->id, 0, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd);
+	fd2 = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd2);
+	snprintf(filter, sizeof(filter), "common_pid == %d", pt_gettid());
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter));
+	snprintf(filter, sizeof(filter), "common_pid != %d", pt_gettid());
+	ASSERT_EQ(0, ioctl(fd2, PERF_EVENT_IOC_SET_FILTER, filter));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	ASSERT_EQ(0, pt_ioctl(fd2, PERF_EVENT_IOC_ENABLE));
+	send_signals(sigs, 1, 5);
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	ASSERT_EQ(0, pt_ioctl(fd2, PERF_EVENT_IOC_DISABLE));
+	EXPECT_EQ(5, pt_read1(fd));
+	EXPECT_EQ(0, pt_read1(fd2));
+	close(fd);
+	close(fd2);
+}
+
+/* A software event has no tracepoint filter to set */
+TEST_F(tp, filter_on_a_software_event_is_einval)
+{
+	int fd = pt_open_sw(PERF_COUNT_SW_DUMMY, -1, 0);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "sig == 12"));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+TEST_F(tp, samples_carry_the_record_as_raw)
+{
+	static const int sigs[] = { SIGUSR1, SIGUSR2, SIGUSR2, SIGUSR1 };
+	struct tp_field type = { 0, 2 }, cpid, sig, pid;
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	struct pt_recs r;
+	struct pt_rb rb;
+	int fd, k = 0;
+
+	ASSERT_EQ(0, tp_field("common_type", &type));
+	ASSERT_EQ(0, tp_field("common_pid", &cpid));
+	ASSERT_EQ(0, tp_field("sig", &sig));
+	ASSERT_EQ(0, tp_field("pid", &pid));
+	tp_attr(&attr, self->id, 1, PERF_SAMPLE_TID | PERF_SAMPLE_RAW);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 8));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	send_signals(sigs, 4, 12);
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	EXPECT_EQ(0, r.bad);
+	EXPECT_EQ(12, pt_recs_count(&r, PERF_RECORD_SAMPLE));
+	pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
+		struct pt_sample s;
+
+		ASSERT_EQ(h->size - 8, pt_sample_parse(&attr, h, &s));
+		EXPECT_EQ(getpid(), s.pid);
+		EXPECT_EQ(pt_gettid(), s.tid);
+		/* u32 size + data end on a u64 boundary */
+		EXPECT_EQ(4, s.raw_size % 8) TH_LOG("raw size %u", s.raw_size);
+		ASSERT_LE(pid.off + pid.size, (int)s.raw_size);
+		EXPECT_EQ(self->id, raw_int(s.raw, type) & 0xffff);
+		EXPECT_EQ(pt_gettid(), raw_int(s.raw, cpid));
+		EXPECT_EQ(sigs[k % 4], raw_int(s.raw, sig)) TH_LOG("sample %d", k);
+		EXPECT_EQ(getpid(), raw_int(s.raw, pid));
+		k++;
+	}
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(fd);
+}
+
+TEST_F(tp, period_three_samples_every_third_hit)
+{
+	static const int sigs[] = { SIGUSR1, SIGUSR2, SIGUSR1 };
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	struct tp_field sig;
+	struct pt_recs r;
+	struct pt_rb rb;
+	int fd;
+
+	ASSERT_EQ(0, tp_field("sig", &sig));
+	tp_attr(&attr, self->id, 3, PERF_SAMPLE_RAW);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 8));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	send_signals(sigs, 3, 10);	/* hits 3, 6, 9: SIGUSR1 each */
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	EXPECT_EQ(10, pt_read1(fd));
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	EXPECT_EQ(3, pt_recs_count(&r, PERF_RECORD_SAMPLE));
+	pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
+		struct pt_sample s;
+
+		ASSERT_EQ(h->size - 8, pt_sample_parse(&attr, h, &s));
+		EXPECT_EQ(SIGUSR1, raw_int(s.raw, sig));
+	}
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(fd);
+}
+
+/* perf record -e signal:signal_generate; perf script prints the fields */
+TEST_F(tp, perf_record_and_script)
+{
+	char cmd[256], line[512];
+	int seen = 0;
+	pid_t child;
+	FILE *fp;
+
+	if (system("perf --version >/dev/null 2>&1"))
+		SKIP(return, "no perf tool");
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		for (;;)
+			pause();
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "perf record -q -e signal:signal_generate -o /tmp/tp.data "
+		 "-- kill -USR1 %d 2>&1", child);
+	EXPECT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), "perf script -i /tmp/tp.data 2>/dev/null");
+	fp = popen(cmd, "r");
+	ASSERT_NE(NULL, fp);
+	snprintf(cmd, sizeof(cmd), "pid=%d ", child);
+	while (fgets(line, sizeof(line), fp)) {
+		if (strstr(line, "signal:signal_generate:") &&
+		    strstr(line, "sig=10 ") && strstr(line, cmd))
+			seen++;
+		else
+			TH_LOG("%s", line);
+	}
+	pclose(fp);
+	kill(child, SIGKILL);
+	pt_wait_exit(child);
+	unlink("/tmp/tp.data");
+	/* perf's own SIGCHLD from kill's exit may be there too */
+	EXPECT_EQ(1, seen);
+}
+
+TEST_HARNESS_MAIN
