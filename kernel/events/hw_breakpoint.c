@@ -325,11 +325,7 @@ void perf_bp_event(struct perf_event *bp, void *data)
 	struct pt_regs *regs = data;
 	struct perf_sample_data sample;
 
-	if (bp->hw.state & PERF_HES_STOPPED)
-		return;
-	if (bp->attr.exclude_user && user_mode(regs))
-		return;
-	if (bp->attr.exclude_kernel && !user_mode(regs))
+	if (perf_hit_excluded(bp, regs))
 		return;
 
 	perf_sample_data_init(&sample, bp->attr.bp_addr, 0);

@@ -203,6 +203,8 @@ u64 perf_event_total(struct perf_event *event, u64 *enabled, u64 *running);
 ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 				size_t count);
 size_t perf_read_size(struct perf_event *event);
+void perf_event_times_now(struct perf_event *event, u64 *enabled,
+			  u64 *running);
 void perf_output_read(struct perf_output_handle *handle,
 		      struct perf_event *event);
 
@@ -263,6 +265,25 @@ int perf_swevent_register(void);
 /* overflow.c */
 void perf_swevent_hit(struct perf_event *event, u64 nr,
 		      struct perf_sample_data *data, struct pt_regs *regs);
+
+/**
+ * perf_hit_excluded - whether a kernel-counted event ignores this hit
+ * @regs: where it happened, if known
+ *
+ * A stopped event counts nothing; exclude_user/exclude_kernel drop hits
+ * by the privilege level of @regs. The one test of every software-path
+ * PMU (software events, tracepoints, breakpoints), which add their own.
+ */
+static inline bool perf_hit_excluded(struct perf_event *event,
+				     struct pt_regs *regs)
+{
+	if (event->hw.state & PERF_HES_STOPPED)
+		return true;
+	if (!regs)
+		return false;
+	return user_mode(regs) ? event->attr.exclude_user
+			       : event->attr.exclude_kernel;
+}
 
 /* sysctl.c */
 int perf_max_stack(void);

@@ -223,12 +223,14 @@ static u64 perf_primary_id(struct perf_event *event)
 	return event->parent ? event->parent->id : event->id;
 }
 
-/*
- * An event's times as of now, without updating anything: for samples,
- * written from interrupt or NMI context where ctx->lock cannot be taken.
+/**
+ * perf_event_times_now - an event's enabled and running times as of now
+ *
+ * Updates nothing: for samples and the control page, written from
+ * interrupt or NMI context where ctx->lock cannot be taken.
  */
-static void perf_event_times_now(struct perf_event *event, u64 *enabled,
-				 u64 *running)
+void perf_event_times_now(struct perf_event *event, u64 *enabled,
+			  u64 *running)
 {
 	struct perf_event_context *ctx = event->ctx;
 	u64 now, delta = 0;

@@ -442,17 +442,7 @@ void perf_event_update_userpage(struct perf_event *event)
 	up = rb->user_page;
 
 	now = perf_clock();
-	enabled = event->total_time_enabled;
-	running = event->total_time_running;
-	if (event->ctx && event->state >= PERF_EVENT_STATE_INACTIVE) {
-		u64 delta = READ_ONCE(event->ctx->time) - event->tstamp;
-
-		if ((s64)delta > 0) {
-			enabled += delta;
-			if (event->state == PERF_EVENT_STATE_ACTIVE)
-				running += delta;
-		}
-	}
+	perf_event_times_now(event, &enabled, &running);
 
 	preempt_disable();
 	++up->lock;

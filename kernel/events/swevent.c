@@ -59,17 +59,9 @@ static enum perf_sw_kind perf_sw_kind(struct perf_event *event)
 static bool perf_swevent_excluded(struct perf_event *event,
 				  struct pt_regs *regs)
 {
-	if (event->hw.state & PERF_HES_STOPPED)
+	if (perf_hit_excluded(event, regs))
 		return true;
-	if (regs) {
-		if (event->attr.exclude_user && user_mode(regs))
-			return true;
-		if (event->attr.exclude_kernel && !user_mode(regs))
-			return true;
-	}
-	if (event->attr.exclude_idle && is_idle_task(current))
-		return true;
-	return false;
+	return event->attr.exclude_idle && is_idle_task(current);
 }
 
 /**

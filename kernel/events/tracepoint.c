@@ -1,1 +1,222 @@
-PASS checkpatch
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tracepoint PMU (PERF_TYPE_TRACEPOINT): an event per tracepoint id,
+ * counted each time the tracepoint fires while the event is on the PMU;
+ * a sampling event's samples carry the tracepoint's record as
+ * PERF_SAMPLE_RAW, which is how perf record/script show its fields.
+ *
+ * The tracing side (kernel/trace/trace_event_perf.c) owns the per-CPU
+ * list of events of each tracepoint: perf_trace_add() puts an event on
+ * this CPU's list, and a firing tracepoint hands that list to
+ * perf_tp_event(). Like the software hooks it runs in any context with
+ * no lock, under RCU.
+ *
+ * perf_swevent_get_recursion_context() gives each context level (task,
+ * softirq, hardirq, NMI) of a CPU its own scratch buffers, so a
+ * tracepoint hit in an interrupt cannot overwrite a record half built by
+ * the code it interrupted, and a tracepoint inside the tracing path does
+ * not recurse.
+ */
+#include <linux/trace_events.h>
+#include <linux/preempt.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "internal.h"
+
+static DEFINE_PER_CPU(int, perf_sw_recursion[PERF_NR_CONTEXTS]);
+
+/**
+ * perf_swevent_get_recursion_context - claim this context level's buffers
+ *
+ * Returns the level (0..3), or -1 if this level is already inside the
+ * perf path. Preemption must be off until the matching put.
+ */
+int perf_swevent_get_recursion_context(void)
+{
+	int rctx = interrupt_context_level();
+	int *busy = this_cpu_ptr(&perf_sw_recursion[rctx]);
+
+	if (*busy)
+		return -1;
+	*busy = 1;
+	barrier();
+	return rctx;
+}
+EXPORT_SYMBOL_GPL(perf_swevent_get_recursion_context);
+
+void perf_swevent_put_recursion_context(int rctx)
+{
+	barrier();
+	this_cpu_write(perf_sw_recursion[rctx], 0);
+}
+EXPORT_SYMBOL_GPL(perf_swevent_put_recursion_context);
+
+/**
+ * perf_swevent_set_period - arm a software-counted sampling event
+ *
+ * Sets the countdown to the next overflow from the current period.
+ */
+int perf_swevent_set_period(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	hwc->last_period = hwc->sample_period;
+	local64_set(&hwc->period_left, hwc->sample_period);
+	return 0;
+}
+
+static bool perf_tp_event_match(struct perf_event *event, void *record,
+				struct pt_regs *regs)
+{
+	if (perf_hit_excluded(event, regs))
+		return false;
+	if (event->filter && !filter_match_preds(event->filter, record))
+		return false;
+	return true;
+}
+
+/**
+ * perf_tp_event - a tracepoint fired: count it, sample it with its record
+ * @record: the tracepoint's record (struct trace_entry and its fields),
+ *	    the PERF_SAMPLE_RAW data of a sample
+ * @entry_size: its size in bytes
+ * @head: this CPU's list of the tracepoint's events on the PMU
+ * @rctx: from perf_swevent_get_recursion_context(), released here
+ * @task: a task the tracepoint is about; only events on this CPU's
+ *	  list see the hit (not events of @task's own context)
+ */
+void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size,
+		   struct pt_regs *regs, struct hlist_head *head, int rctx,
+		   struct task_struct *task)
+{
+	struct perf_raw_record raw = {
+		.frag = { .size = entry_size, .data = record },
+	};
+	struct perf_sample_data data;
+	struct perf_event *event;
+
+	/* the common fields (type, flags, preempt count, pid) for filters */
+	perf_trace_buf_update(record, event_type);
+	if (head) {
+		rcu_read_lock();
+		hlist_for_each_entry_rcu(event, head, hlist_entry) {
+			if (!perf_tp_event_match(event, record, regs))
+				continue;
+			if (!is_sampling_event(event)) {
+				local64_add(count, &event->count);
+				continue;
+			}
+			perf_sample_data_init(&data, 0, 0);
+			data.raw = &raw;
+			data.sample_flags |= PERF_SAMPLE_RAW;
+			perf_swevent_hit(event, count, &data, regs);
+		}
+		rcu_read_unlock();
+	}
+	perf_swevent_put_recursion_context(rctx);
+}
+EXPORT_SYMBOL_GPL(perf_tp_event);
+
+/**
+ * perf_trace_run_bpf_submit - hand a built tracepoint record to perf
+ */
+void perf_trace_run_bpf_submit(void *raw_data, int size, int rctx,
+			       struct trace_event_call *call, u64 count,
+			       struct pt_regs *regs, struct hlist_head *head,
+			       struct task_struct *task)
+{
+	if (!head || hlist_empty(head)) {
+		perf_swevent_put_recursion_context(rctx);
+		return;
+	}
+	perf_tp_event(call->event.type, count, raw_data, size, regs, head,
+		      rctx, task);
+}
+EXPORT_SYMBOL_GPL(perf_trace_run_bpf_submit);
+
+static void perf_tp_event_destroy(struct perf_event *event)
+{
+	perf_trace_destroy(event);
+	ftrace_profile_free_filter(event);
+}
+
+static int perf_tp_event_init(struct perf_event *event)
+{
+	int err;
+
+	if (event->attr.type != PERF_TYPE_TRACEPOINT)
+		return -ENOENT;
+	/* no branch stacks from the tracing path */
+	if (has_branch_stack(event))
+		return -EOPNOTSUPP;
+
+	err = perf_trace_init(event);
+	if (err)
+		return err;
+	event->event_caps |= PERF_EV_CAP_SOFTWARE;
+	event->destroy = perf_tp_event_destroy;
+	return 0;
+}
+
+static void perf_tp_start(struct perf_event *event, int flags)
+{
+	event->hw.state = 0;
+}
+
+static void perf_tp_stop(struct perf_event *event, int flags)
+{
+	event->hw.state = PERF_HES_STOPPED;
+}
+
+static int perf_tp_add(struct perf_event *event, int flags)
+{
+	event->hw.state = (flags & PERF_EF_START) ? 0 : PERF_HES_STOPPED;
+	return perf_trace_add(event, flags);
+}
+
+static void perf_tp_del(struct perf_event *event, int flags)
+{
+	perf_trace_del(event, flags);
+	event->hw.state = PERF_HES_STOPPED;
+}
+
+static void perf_tp_read(struct perf_event *event)
+{
+}
+
+static struct pmu perf_tracepoint_pmu = {
+	.capabilities	= PERF_PMU_CAP_NO_NMI,
+	.task_ctx_nr	= perf_sw_context,
+	.event_init	= perf_tp_event_init,
+	.add		= perf_tp_add,
+	.del		= perf_tp_del,
+	.start		= perf_tp_start,
+	.stop		= perf_tp_stop,
+	.read		= perf_tp_read,
+};
+
+/**
+ * perf_tracepoint_set_filter - PERF_EVENT_IOC_SET_FILTER on a tracepoint
+ */
+int perf_tracepoint_set_filter(struct perf_event *event, void __user *arg)
+{
+	char *filter;
+	int err;
+
+	if (event->pmu != &perf_tracepoint_pmu)
+		return -EINVAL;
+	filter = strndup_user(arg, PAGE_SIZE);
+	if (IS_ERR(filter))
+		return PTR_ERR(filter);
+	err = ftrace_profile_set_filter(event, event->attr.config, filter);
+	kfree(filter);
+	return err;
+}
+
+int __init perf_tracepoint_register(void)
+{
+	return perf_pmu_register(&perf_tracepoint_pmu, "tracepoint",
+				 PERF_TYPE_TRACEPOINT);
+}
