@@ -4,16 +4,15 @@
  *
  * At boot, init_hw_perf_events() looks for an architectural PMU: Intel
  * arch perfmon (CPUID leaf 0xA, version >= 1) or the AMD core counters
- * (X86_FEATURE_PERFCTR_CORE). The vendor drivers that would program the
- * counters do not exist yet, so no "cpu" PMU is registered whatever is
- * found: the core then refuses hardware events with ENOENT, as on a CPU
- * without PMU (e.g. QEMU TCG).
+ * (X86_FEATURE_PERFCTR_CORE). Intel arch perfmon from version 2 has a
+ * driver (intel/perfmon.c), which registers the "cpu" PMU (pmu.c); for
+ * anything else nothing is registered, and the core refuses hardware
+ * events with ENOENT, as on a CPU without PMU (e.g. QEMU TCG).
  *
  * This file also defines the entry points that the rest of the kernel
  * calls into the x86 PMU code (local APIC setup, microcode reload, the
- * TLB switch, KVM), each for that "no PMU driver" state. x86_pmu_hw says
- * what was detected; x86_pmu_hw.registered is the switch that a vendor
- * driver will turn on.
+ * TLB switch, KVM). x86_pmu_hw says what was detected;
+ * x86_pmu_hw.registered says whether a driver took it.
  */
 
 #define pr_fmt(fmt)	"Performance Events: " fmt
@@ -58,6 +57,7 @@ void perf_events_lapic_init(void)
 	if (!x86_pmu_hw.registered)
 		return;
 
+	x86_pmu_cpu_reset();
 	apic_write(APIC_LVTPC, APIC_DM_NMI);
 }
 
@@ -119,7 +119,9 @@ EXPORT_SYMBOL_GPL(perf_get_x86_pmu_capability);
  */
 u64 perf_get_hw_event_config(int hw_event)
 {
-	return 0;
+	if (!x86_pmu_hw.registered)
+		return 0;
+	return x86_pmu_event_map(hw_event);
 }
 EXPORT_SYMBOL_GPL(perf_get_hw_event_config);
 
@@ -169,6 +171,16 @@ static int __init init_hw_perf_events(void)
 	if (err) {
 		memset(&x86_pmu_hw, 0, sizeof(x86_pmu_hw));
 		pr_info("no PMU driver, software events only.\n");
+		return 0;
+	}
+
+	if (boot_cpu_data.x86_vendor == X86_VENDOR_INTEL &&
+	    !intel_pmu_init()) {
+		pr_info("%s v%d, %d general-purpose x %d bits, %d fixed x %d bits, Intel PMU driver.\n",
+			x86_pmu_hw.name, x86_pmu_hw.version,
+			x86_pmu_hw.num_counters_gp, x86_pmu_hw.cntval_bits,
+			x86_pmu_hw.num_counters_fixed,
+			x86_pmu_hw.cntval_bits_fixed);
 		return 0;
 	}
 

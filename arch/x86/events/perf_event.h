@@ -3,13 +3,18 @@
  * Interfaces private to the x86 PMU drivers in arch/x86/events/.
  *
  * Layout of the directory:
- *   core.c      the shared framework: boot-time detection of the
- *               architectural PMU and the entry points that the rest of
- *               the kernel (APIC, TLB switch, microcode, KVM) calls
+ *   core.c      boot-time detection of the architectural PMU and the
+ *               entry points that the rest of the kernel (APIC, TLB
+ *               switch, microcode, KVM) calls
+ *   pmu.c       the "cpu" PMU that every vendor driver shares: counter
+ *               assignment, counting, sampling periods, the PMI (NMI)
+ *               handler, sysfs; the vendor describes its hardware in a
+ *               struct x86_pmu_ops
  *   sample.c    what the core asks about the registers of a sample
  *   sysfs.c     helpers for the sysfs attributes of the PMUs
  *   msr.c       the "msr" PMU: free-running MSR counters and the TSC
- *   intel/      Intel: arch perfmon detection, DS area, PT, LBR hooks
+ *   intel/      Intel: arch perfmon detection and driver (perfmon.c),
+ *               DS area, PT, LBR hooks
  *   amd/        AMD: PERFCTR_CORE detection, IBS, virtualization hooks
  */
 #ifndef _ARCH_X86_EVENTS_PERF_EVENT_H
@@ -48,6 +53,69 @@ struct x86_pmu_hw {
 };
 
 extern struct x86_pmu_hw x86_pmu_hw;
+
+/* Counter indices: general-purpose from 0, fixed from INTEL_PMC_IDX_FIXED */
+#define X86_PMU_FIXED(i)	(INTEL_PMC_IDX_FIXED + (i))
+
+/**
+ * struct x86_pmu_ops - what a vendor driver tells the "cpu" PMU (pmu.c)
+ * @pmu_name: caps/pmu_name in sysfs
+ * @raw_mask: the config bits a PERF_TYPE_RAW event may set
+ * @max_period: the longest period a counter can be loaded with
+ * @event_map: PERF_COUNT_HW_* to a raw config, 0 if not supported
+ * @constraint: the mask of counter indices that may count @config
+ * @counter: for counter @idx, the MSR that holds its count, its RDPMC
+ *	index and its width in bits
+ * @enable: start counting on hwc->idx (IRQs off, this CPU)
+ * @disable: stop counting on hwc->idx
+ * @handle_irq: the PMI: returns the number of counters it handled
+ * @cpu_reset: stop and clear every counter of this CPU (bring-up)
+ * @attr_groups: format/ and events/ (pmu.c adds caps/ and rdpmc)
+ */
+struct x86_pmu_ops {
+	const char	*pmu_name;
+	u64		raw_mask;
+	u64		max_period;
+	u64		(*event_map)(int hw_event);
+	u64		(*constraint)(struct perf_event *event, u64 config);
+	void		(*counter)(int idx, unsigned long *msr, int *rdpmc,
+				   int *bits);
+	void		(*enable)(struct perf_event *event);
+	void		(*disable)(struct perf_event *event);
+	int		(*handle_irq)(struct pt_regs *regs);
+	void		(*cpu_reset)(void);
+	const struct attribute_group **attr_groups;
+};
+
+/**
+ * struct cpu_hw_events - the counters of one CPU
+ * @events: the event on each counter index
+ * @used: indices given to events (added, maybe stopped)
+ * @active: indices counting now: the PMI handles only these
+ */
+struct cpu_hw_events {
+	struct perf_event	*events[X86_PMC_IDX_MAX];
+	u64			used;
+	u64			active;
+};
+
+DECLARE_PER_CPU(struct cpu_hw_events, cpu_hw_events);
+
+int x86_pmu_register(const struct x86_pmu_ops *ops);
+void x86_pmu_cpu_reset(void);
+u64 x86_pmu_event_map(int hw_event);
+u64 x86_perf_event_update(struct perf_event *event);
+bool x86_perf_event_set_period(struct perf_event *event);
+bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs);
+
+#ifdef CONFIG_CPU_SUP_INTEL
+int intel_pmu_init(void);
+#else
+static inline int intel_pmu_init(void)
+{
+	return -ENODEV;
+}
+#endif
 
 /* Vendor detection: fill @hw and return 0, or -ENODEV when absent. */
 #ifdef CONFIG_CPU_SUP_INTEL

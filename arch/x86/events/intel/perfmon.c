@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Intel architectural performance monitoring, version 2 and later
+ * (Intel SDM vol. 3, "Architectural Performance Monitoring"): the
+ * general-purpose counters (IA32_PERFEVTSELx / IA32_PMCx), the fixed
+ * counters (IA32_FIXED_CTR_CTRL / IA32_FIXED_CTRx) and the global
+ * control, status and overflow-reset registers, as a struct
+ * x86_pmu_ops for the "cpu" PMU of ../pmu.c.
+ *
+ * Only architectural events are named (CPUID leaf 0xA says which exist);
+ * anything else is a raw event select. Fixed counter i counts one event
+ * only: 0 instructions retired, 1 core cycles, 2 reference cycles (the
+ * pseudo event select 0x0300, which no general counter can count).
+ *
+ * A counter counts while its enable bit (EN in its PERFEVTSEL, or its
+ * nibble of FIXED_CTR_CTRL) and its bit of GLOBAL_CTRL are both set;
+ * GLOBAL_CTRL is kept in a per-CPU copy so that enabling a counter is
+ * two MSR writes and no read.
+ */
+
+#include <linux/bitops.h>
+#include <linux/init.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+
+#include <asm/apic.h>
+#include <asm/cpufeature.h>
+#include <asm/msr.h>
+#include <asm/perf_event.h>
+
+#include "../perf_event.h"
+
+#define INTEL_FW_WRITES		BIT_ULL(13)	/* PERF_CAPABILITIES */
+#define INTEL_REF_CYCLES	0x0300		/* pseudo event: fixed 2 */
+#define INTEL_MAX_STATUS_LOOPS	16
+
+/* config bits that make an event something a fixed counter cannot count */
+#define INTEL_FIXED_EXCLUDES	(ARCH_PERFMON_EVENTSEL_EDGE |		\
+				 ARCH_PERFMON_EVENTSEL_INV |		\
+				 ARCH_PERFMON_EVENTSEL_CMASK)
+
+static DEFINE_PER_CPU(u64, intel_global_ctrl);
+static bool intel_fw_writes __read_mostly;
+
+/*
+ * The architectural events, in CPUID.0AH:EBX bit order (a set bit: not
+ * available), with the generic event each one is.
+ */
+static const struct {
+	int	hw;
+	u64	config;
+} intel_arch_events[] = {
+	{ PERF_COUNT_HW_CPU_CYCLES,		0x003c },
+	{ PERF_COUNT_HW_INSTRUCTIONS,		0x00c0 },
+	{ PERF_COUNT_HW_BUS_CYCLES,		0x013c },
+	{ PERF_COUNT_HW_CACHE_REFERENCES,	0x4f2e },
+	{ PERF_COUNT_HW_CACHE_MISSES,		0x412e },
+	{ PERF_COUNT_HW_BRANCH_INSTRUCTIONS,	0x00c4 },
+	{ PERF_COUNT_HW_BRANCH_MISSES,		0x00c5 },
+};
+
+static u64 intel_event_map(int hw_event)
+{
+	int i;
+
+	if (hw_event == PERF_COUNT_HW_REF_CPU_CYCLES)
+		return x86_pmu_hw.num_counters_fixed > 2 ? INTEL_REF_CYCLES : 0;
+
+	for (i = 0; i < ARRAY_SIZE(intel_arch_events); i++) {
+		if (intel_arch_events[i].hw != hw_event)
+			continue;
+		if (i < x86_pmu_hw.events_mask_len &&
+		    (x86_pmu_hw.events_mask & BIT(i)))
+			return 0;
+		return intel_arch_events[i].config;
+	}
+	return 0;
+}
+
+static u64 intel_constraint(struct perf_event *event, u64 config)
+{
+	u64 gp = GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0);
+	u64 sel = config & INTEL_ARCH_EVENT_MASK;
+	int fixed = -1;
+
+	if (!(config & INTEL_FIXED_EXCLUDES)) {
+		if (sel == 0x00c0)
+			fixed = 0;
+		else if (sel == 0x003c)
+			fixed = 1;
+		else if (sel == INTEL_REF_CYCLES)
+			fixed = 2;
+	}
+	if (sel == INTEL_REF_CYCLES)
+		gp = 0;
+	if (fixed >= 0 && fixed < x86_pmu_hw.num_counters_fixed)
+		gp |= BIT_ULL(X86_PMU_FIXED(fixed));
+	return gp;
+}
+
+static void intel_counter(int idx, unsigned long *msr, int *rdpmc, int *bits)
+{
+	if (idx >= INTEL_PMC_IDX_FIXED) {
+		idx -= INTEL_PMC_IDX_FIXED;
+		*msr = MSR_CORE_PERF_FIXED_CTR0 + idx;
+		*rdpmc = INTEL_PMC_FIXED_RDPMC_BASE | idx;
+		*bits = x86_pmu_hw.cntval_bits_fixed;
+		return;
+	}
+	/* the full-width aliases take all bits; the legacy ones sign-extend */
+	*msr = (intel_fw_writes ? MSR_IA32_PMC0 : MSR_ARCH_PERFMON_PERFCTR0) +
+	       idx;
+	*rdpmc = idx;
+	*bits = x86_pmu_hw.cntval_bits;
+}
+
+static void intel_global_ctrl_set(u64 bit, bool on)
+{
+	u64 *ctrl = this_cpu_ptr(&intel_global_ctrl);
+
+	*ctrl = on ? *ctrl | bit : *ctrl & ~bit;
+	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, *ctrl);
+}
+
+/* FIXED_CTR_CTRL nibble of fixed counter @i: OS, USR, PMI as the config */
+static void intel_fixed_ctrl_set(int i, u64 config)
+{
+	u64 ctrl, bits = 0;
+
+	if (config & ARCH_PERFMON_EVENTSEL_OS)
+		bits |= INTEL_FIXED_0_KERNEL;
+	if (config & ARCH_PERFMON_EVENTSEL_USR)
+		bits |= INTEL_FIXED_0_USER;
+	if (config & ARCH_PERFMON_EVENTSEL_INT)
+		bits |= INTEL_FIXED_0_ENABLE_PMI;
+
+	rdmsrl(MSR_CORE_PERF_FIXED_CTR_CTRL, ctrl);
+	ctrl &= ~(0xfULL << (i * INTEL_FIXED_BITS_STRIDE));
+	ctrl |= bits << (i * INTEL_FIXED_BITS_STRIDE);
+	wrmsrl(MSR_CORE_PERF_FIXED_CTR_CTRL, ctrl);
+}
+
+static void intel_enable(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (hwc->idx >= INTEL_PMC_IDX_FIXED)
+		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED,
+				     hwc->config);
+	else
+		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + hwc->idx,
+		       hwc->config | ARCH_PERFMON_EVENTSEL_ENABLE);
+	intel_global_ctrl_set(BIT_ULL(hwc->idx), true);
+}
+
+static void intel_disable(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	intel_global_ctrl_set(BIT_ULL(hwc->idx), false);
+	if (hwc->idx >= INTEL_PMC_IDX_FIXED)
+		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED, 0);
+	else
+		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + hwc->idx, hwc->config);
+}
+
+static u64 intel_counter_bits(void)
+{
+	return GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0) |
+	       (GENMASK_ULL(x86_pmu_hw.num_counters_fixed - 1, 0) <<
+		INTEL_PMC_IDX_FIXED);
+}
+
+/*
+ * The PMI: every counter whose GLOBAL_STATUS bit is set wrapped. The
+ * status is acknowledged before the counters are handled, so that a
+ * counter wrapping again meanwhile is seen by the next read, and read
+ * until it stays clear. The APIC masked LVTPC when it delivered the
+ * PMI; unmasking it is the last thing done.
+ */
+static int intel_handle_irq(struct pt_regs *regs)
+{
+	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+	u64 status, counters = intel_counter_bits();
+	int loops = 0, handled = 0, bit;
+
+	rdmsrl(MSR_CORE_PERF_GLOBAL_STATUS, status);
+	while (status && loops++ < INTEL_MAX_STATUS_LOOPS) {
+		wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, status);
+		for_each_set_bit(bit, (unsigned long *)&status, X86_PMC_IDX_MAX) {
+			if (!(counters & BIT_ULL(bit)))
+				continue;
+			handled++;
+			if (!(cpuc->active & BIT_ULL(bit)))
+				continue;
+			x86_pmu_overflow(cpuc->events[bit], regs);
+		}
+		rdmsrl(MSR_CORE_PERF_GLOBAL_STATUS, status);
+	}
+	if (handled)
+		apic_write(APIC_LVTPC, APIC_DM_NMI);
+	return handled;
+}
+
+static void intel_cpu_reset(void)
+{
+	int i;
+
+	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, 0);
+	this_cpu_write(intel_global_ctrl, 0);
+	for (i = 0; i < x86_pmu_hw.num_counters_gp; i++)
+		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + i, 0);
+	if (x86_pmu_hw.num_counters_fixed)
+		wrmsrl(MSR_CORE_PERF_FIXED_CTR_CTRL, 0);
+	wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, intel_counter_bits());
+}
+
+/* format/ and events/ of the "cpu" PMU */
+X86_PMU_STR_ATTR(intel_format_event, "event", "config:0-7");
+X86_PMU_STR_ATTR(intel_format_umask, "umask", "config:8-15");
+X86_PMU_STR_ATTR(intel_format_edge, "edge", "config:18");
+X86_PMU_STR_ATTR(intel_format_inv, "inv", "config:23");
+X86_PMU_STR_ATTR(intel_format_cmask, "cmask", "config:24-31");
+
+static struct attribute *intel_format_attrs[] = {
+	&intel_format_event.attr.attr,
+	&intel_format_umask.attr.attr,
+	&intel_format_edge.attr.attr,
+	&intel_format_inv.attr.attr,
+	&intel_format_cmask.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group intel_format_group = {
+	.name	= "format",
+	.attrs	= intel_format_attrs,
+};
+
+X86_PMU_STR_ATTR(intel_ev_cycles, "cpu-cycles", "event=0x3c");
+X86_PMU_STR_ATTR(intel_ev_insns, "instructions", "event=0xc0");
+X86_PMU_STR_ATTR(intel_ev_bus, "bus-cycles", "event=0x3c,umask=0x01");
+X86_PMU_STR_ATTR(intel_ev_cref, "cache-references", "event=0x2e,umask=0x4f");
+X86_PMU_STR_ATTR(intel_ev_cmiss, "cache-misses", "event=0x2e,umask=0x41");
+X86_PMU_STR_ATTR(intel_ev_br, "branch-instructions", "event=0xc4");
+X86_PMU_STR_ATTR(intel_ev_brmiss, "branch-misses", "event=0xc5");
+X86_PMU_STR_ATTR(intel_ev_ref, "ref-cycles", "event=0x00,umask=0x03");
+
+/* in intel_arch_events[] order, then ref-cycles */
+static struct attribute *intel_event_attrs[] = {
+	&intel_ev_cycles.attr.attr,
+	&intel_ev_insns.attr.attr,
+	&intel_ev_bus.attr.attr,
+	&intel_ev_cref.attr.attr,
+	&intel_ev_cmiss.attr.attr,
+	&intel_ev_br.attr.attr,
+	&intel_ev_brmiss.attr.attr,
+	&intel_ev_ref.attr.attr,
+	NULL,
+};
+
+/* only the events this CPU has */
+static umode_t intel_event_visible(struct kobject *kobj, struct attribute *attr,
+				   int i)
+{
+	if (i == ARRAY_SIZE(intel_arch_events))
+		return intel_event_map(PERF_COUNT_HW_REF_CPU_CYCLES) ?
+		       attr->mode : 0;
+	return intel_event_map(intel_arch_events[i].hw) ? attr->mode : 0;
+}
+
+static const struct attribute_group intel_events_group = {
+	.name		= "events",
+	.attrs		= intel_event_attrs,
+	.is_visible	= intel_event_visible,
+};
+
+static const struct attribute_group *intel_attr_groups[] = {
+	&intel_format_group,
+	&intel_events_group,
+	NULL,
+};
+
+static struct x86_pmu_ops intel_ops __ro_after_init = {
+	.pmu_name	= "intel_arch",
+	.raw_mask	= X86_RAW_EVENT_MASK,
+	.event_map	= intel_event_map,
+	.constraint	= intel_constraint,
+	.counter	= intel_counter,
+	.enable		= intel_enable,
+	.disable	= intel_disable,
+	.handle_irq	= intel_handle_irq,
+	.cpu_reset	= intel_cpu_reset,
+	.attr_groups	= intel_attr_groups,
+};
+
+/**
+ * intel_pmu_init - the Intel arch perfmon driver, for what detection found
+ *
+ * Version 2 is the first with the global control and status registers,
+ * which this driver relies on; version 1 stays without driver.
+ *
+ * Return: 0 when the "cpu" PMU is registered, a negative errno if not.
+ */
+int __init intel_pmu_init(void)
+{
+	u64 caps;
+
+	if (x86_pmu_hw.version < 2 || !x86_pmu_hw.num_counters_gp)
+		return -ENODEV;
+	if (x86_pmu_hw.num_counters_gp > INTEL_PMC_IDX_FIXED)
+		x86_pmu_hw.num_counters_gp = INTEL_PMC_IDX_FIXED;
+
+	if (boot_cpu_has(X86_FEATURE_PDCM) &&
+	    !rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
+		intel_fw_writes = caps & INTEL_FW_WRITES;
+
+	/* legacy counter writes sign-extend bit 31 */
+	intel_ops.max_period = intel_fw_writes ?
+		GENMASK_ULL(x86_pmu_hw.cntval_bits - 2, 0) :
+		GENMASK_ULL(30, 0);
+	intel_cpu_reset();
+	return x86_pmu_register(&intel_ops);
+}

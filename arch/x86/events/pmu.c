@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The x86 "cpu" PMU (type PERF_TYPE_RAW): hardware counters, whichever
+ * vendor's. The vendor driver describes its counters in a struct
+ * x86_pmu_ops; this file does what is common to all of them:
+ *
+ * - event_init: PERF_TYPE_HARDWARE through the vendor's event map,
+ *   PERF_TYPE_RAW within its raw mask; the privilege bits from
+ *   exclude_user/exclude_kernel; the interrupt bit always, so that a
+ *   counting event's counter is refreshed before it can wrap.
+ * - add/del: a counter index per event, the first free one the vendor's
+ *   constraint allows (fixed counters first: they cost no general one).
+ *   No free counter fails the add; the core then multiplexes.
+ * - counting: the counter is loaded with -left (left = what remains of
+ *   the period) and counts up; an update adds the distance it moved,
+ *   sign-extended from the counter width, to event->count.
+ * - the PMI arrives as an NMI; the vendor's handle_irq finds the
+ *   counters that overflowed and hands each to x86_pmu_overflow().
+ *
+ * Everything runs on the event's CPU with IRQs off (the core calls add,
+ * del, start, stop and read under ctx->lock) or in the NMI.
+ */
+
+#define pr_fmt(fmt)	"Performance Events: " fmt
+
+#include <linux/bitops.h>
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/perf_event.h>
+#include <linux/percpu.h>
+#include <linux/sched/clock.h>
+#include <linux/sysfs.h>
+
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#include <asm/perf_event.h>
+
+#include "perf_event.h"
+
+DEFINE_PER_CPU(struct cpu_hw_events, cpu_hw_events);
+
+static const struct x86_pmu_ops *x86_ops __read_mostly;
+
+/* hwc->flags holds the width of the event's counter, in bits */
+static inline int x86_counter_bits(struct hw_perf_event *hwc)
+{
+	return hwc->flags;
+}
+
+/**
+ * x86_perf_event_update - add what the counter counted since the last update
+ *
+ * Safe against the NMI: the previous raw value is swapped with cmpxchg,
+ * so an update that races with the PMI's counts each event once.
+ *
+ * Return: the raw counter value read.
+ */
+u64 x86_perf_event_update(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	int shift = 64 - x86_counter_bits(hwc);
+	u64 prev, now;
+	s64 delta;
+
+	prev = local64_read(&hwc->prev_count);
+	do {
+		rdpmcl(hwc->event_base_rdpmc, now);
+	} while (!local64_try_cmpxchg(&hwc->prev_count, &prev, now));
+
+	delta = (s64)((now << shift) - (prev << shift)) >> shift;
+	local64_add(delta, &event->count);
+	local64_sub(delta, &hwc->period_left);
+	return now;
+}
+
+/**
+ * x86_perf_event_set_period - load the counter with the rest of the period
+ *
+ * Return: true if the period had run out (an overflow to report): the
+ * next period then starts, and hwc->last_period is the one that ended.
+ */
+bool x86_perf_event_set_period(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	s64 left = local64_read(&hwc->period_left);
+	s64 period = hwc->sample_period;
+	bool overflow = false;
+	u64 mask;
+
+	if (unlikely(left <= -period)) {
+		left = period;
+		overflow = true;
+	} else if (unlikely(left <= 0)) {
+		left += period;
+		overflow = true;
+	}
+	if (overflow) {
+		local64_set(&hwc->period_left, left);
+		hwc->last_period = period;
+	}
+	/* a counter only interrupts when it wraps: at most half its range */
+	if (left > (s64)x86_ops->max_period)
+		left = x86_ops->max_period;
+	if (left < 1)
+		left = 1;
+
+	mask = GENMASK_ULL(x86_counter_bits(hwc) - 1, 0);
+	local64_set(&hwc->prev_count, (u64)-left & mask);
+	wrmsrl(hwc->event_base, (u64)-left & mask);
+	return overflow;
+}
+
+static void x86_pmu_start(struct perf_event *event, int flags)
+{
+	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (WARN_ON_ONCE(hwc->idx < 0))
+		return;
+	if (flags & PERF_EF_RELOAD)
+		x86_perf_event_set_period(event);
+	hwc->state = 0;
+	cpuc->active |= BIT_ULL(hwc->idx);
+	x86_ops->enable(event);
+	perf_event_update_userpage(event);
+}
+
+static void x86_pmu_stop(struct perf_event *event, int flags)
+{
+	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (hwc->idx >= 0 && (cpuc->active & BIT_ULL(hwc->idx))) {
+		x86_ops->disable(event);
+		cpuc->active &= ~BIT_ULL(hwc->idx);
+		hwc->state |= PERF_HES_STOPPED;
+	}
+	if ((flags & PERF_EF_UPDATE) && !(hwc->state & PERF_HES_UPTODATE)) {
+		x86_perf_event_update(event);
+		hwc->state |= PERF_HES_UPTODATE;
+	}
+}
+
+static int x86_pmu_add(struct perf_event *event, int flags)
+{
+	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+	struct hw_perf_event *hwc = &event->hw;
+	u64 free;
+	int idx;
+
+	free = x86_ops->constraint(event, hwc->config) & ~cpuc->used;
+	if (!free)
+		return -EAGAIN;
+	if (free >> INTEL_PMC_IDX_FIXED)
+		idx = INTEL_PMC_IDX_FIXED + __ffs64(free >> INTEL_PMC_IDX_FIXED);
+	else
+		idx = __ffs64(free);
+
+	cpuc->used |= BIT_ULL(idx);
+	cpuc->events[idx] = event;
+	hwc->idx = idx;
+	x86_ops->counter(idx, &hwc->event_base, &hwc->event_base_rdpmc,
+			 &hwc->flags);
+	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if (flags & PERF_EF_START)
+		x86_pmu_start(event, PERF_EF_RELOAD);
+	perf_event_update_userpage(event);
+	return 0;
+}
+
+static void x86_pmu_del(struct perf_event *event, int flags)
+{
+	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+	struct hw_perf_event *hwc = &event->hw;
+
+	x86_pmu_stop(event, PERF_EF_UPDATE);
+	if (hwc->idx >= 0) {
+		cpuc->events[hwc->idx] = NULL;
+		cpuc->used &= ~BIT_ULL(hwc->idx);
+	}
+	hwc->idx = -1;
+	perf_event_update_userpage(event);
+}
+
+static void x86_pmu_read(struct perf_event *event)
+{
+	if (!(event->hw.state & PERF_HES_STOPPED))
+		x86_perf_event_update(event);
+}
+
+/**
+ * x86_pmu_overflow - a counter of @event wrapped: update, reload, report
+ * @regs: the registers the PMI interrupted
+ *
+ * Called by the vendor's handle_irq in the NMI. A counting event only
+ * gets its counter reloaded; a sampling event whose period ran out is
+ * reported to the core, and stopped if the core says so (throttling,
+ * the REFRESH limit).
+ *
+ * Return: true if a period ran out.
+ */
+bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs)
+{
+	struct perf_sample_data data;
+
+	x86_perf_event_update(event);
+	if (!x86_perf_event_set_period(event))
+		return false;
+	if (!is_sampling_event(event))
+		return true;
+
+	perf_sample_data_init(&data, 0, event->hw.last_period);
+	if (perf_event_overflow(event, &data, regs))
+		x86_pmu_stop(event, 0);
+	return true;
+}
+
+static int x86_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
+{
+	u64 start = sched_clock();
+	int handled;
+
+	handled = x86_ops->handle_irq(regs);
+	if (handled)
+		perf_sample_event_took(sched_clock() - start);
+	return handled ? NMI_HANDLED : NMI_DONE;
+}
+
+static int x86_pmu_event_init(struct perf_event *event)
+{
+	struct perf_event_attr *attr = &event->attr;
+	struct hw_perf_event *hwc = &event->hw;
+	u64 config;
+
+	switch (attr->type) {
+	case PERF_TYPE_HARDWARE:
+		if (attr->config >= PERF_COUNT_HW_MAX)
+			return -EINVAL;
+		config = x86_ops->event_map(attr->config);
+		if (!config)
+			return -ENOENT;
+		break;
+	case PERF_TYPE_RAW:
+		if (attr->config & ~x86_ops->raw_mask)
+			return -EINVAL;
+		config = attr->config;
+		break;
+	default:
+		return -ENOENT;
+	}
+
+	/* no PEBS, no branch stacks (yet) */
+	if (attr->precise_ip || has_branch_stack(event))
+		return -EOPNOTSUPP;
+	if (!x86_ops->constraint(event, config))
+		return -EINVAL;
+
+	if (!attr->exclude_user)
+		config |= ARCH_PERFMON_EVENTSEL_USR;
+	if (!attr->exclude_kernel)
+		config |= ARCH_PERFMON_EVENTSEL_OS;
+	config |= ARCH_PERFMON_EVENTSEL_INT;
+	hwc->config = config;
+	hwc->idx = -1;
+
+	if (!is_sampling_event(event)) {
+		hwc->sample_period = x86_ops->max_period;
+		hwc->last_period = hwc->sample_period;
+		local64_set(&hwc->period_left, hwc->sample_period);
+	} else if (attr->freq && !hwc->sample_period) {
+		/* the core's frequency adjustment grows it from here */
+		hwc->sample_period = 1;
+		hwc->last_period = 1;
+		local64_set(&hwc->period_left, 1);
+	}
+	return 0;
+}
+
+static struct pmu x86_cpu_pmu = {
+	.task_ctx_nr	= perf_hw_context,
+	.event_init	= x86_pmu_event_init,
+	.add		= x86_pmu_add,
+	.del		= x86_pmu_del,
+	.start		= x86_pmu_start,
+	.stop		= x86_pmu_stop,
+	.read		= x86_pmu_read,
+};
+
+/* caps/: what perf reads to know the PMU */
+static ssize_t pmu_name_show(struct device *dev, struct device_attribute *attr,
+			     char *page)
+{
+	return sysfs_emit(page, "%s\n", x86_ops->pmu_name);
+}
+static DEVICE_ATTR_RO(pmu_name);
+
+X86_PMU_STR_ATTR(x86_caps_max_precise, "max_precise", "0");
+
+static struct attribute *x86_caps_attrs[] = {
+	&dev_attr_pmu_name.attr,
+	&x86_caps_max_precise.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group x86_caps_group = {
+	.name	= "caps",
+	.attrs	= x86_caps_attrs,
+};
+
+#define X86_PMU_MAX_GROUPS	8
+
+static const struct attribute_group *x86_attr_groups[X86_PMU_MAX_GROUPS];
+
+/**
+ * x86_pmu_cpu_reset - stop and clear this CPU's counters
+ *
+ * At bring-up of each CPU (perf_events_lapic_init()): firmware or a
+ * previous kernel may have left counters running.
+ */
+void x86_pmu_cpu_reset(void)
+{
+	x86_ops->cpu_reset();
+}
+
+/**
+ * x86_pmu_event_map - the raw config of a PERF_COUNT_HW_* event, or 0
+ */
+u64 x86_pmu_event_map(int hw_event)
+{
+	if (hw_event < 0 || hw_event >= PERF_COUNT_HW_MAX)
+		return 0;
+	return x86_ops->event_map(hw_event);
+}
+
+/**
+ * x86_pmu_register - register the "cpu" PMU for a vendor driver
+ * @ops: the vendor's description of its counters
+ *
+ * Called once at boot, on the boot CPU, before the others come up: they
+ * reset their counters and route the PMI from perf_events_lapic_init().
+ *
+ * Return: 0 or a negative errno.
+ */
+int __init x86_pmu_register(const struct x86_pmu_ops *ops)
+{
+	int i, n = 0, err;
+
+	x86_ops = ops;
+	for (i = 0; ops->attr_groups && ops->attr_groups[i]; i++) {
+		if (n >= X86_PMU_MAX_GROUPS - 2)
+			return -EINVAL;
+		x86_attr_groups[n++] = ops->attr_groups[i];
+	}
+	x86_attr_groups[n++] = &x86_caps_group;
+	x86_cpu_pmu.attr_groups = x86_attr_groups;
+
+	err = register_nmi_handler(NMI_LOCAL, x86_pmu_nmi, 0, "PMI");
+	if (err)
+		return err;
+	err = perf_pmu_register(&x86_cpu_pmu, "cpu", PERF_TYPE_RAW);
+	if (err) {
+		unregister_nmi_handler(NMI_LOCAL, "PMI");
+		return err;
+	}
+	x86_pmu_hw.registered = true;
+	/* the boot CPU's APIC was set up before there was a driver */
+	perf_events_lapic_init();
+	return 0;
+}
