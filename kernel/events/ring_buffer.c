@@ -237,7 +237,8 @@ static void perf_buffer_unmapped(struct perf_event *event,
 /*
  * Each mapping holds a reference on its buffer (vm_private_data), so the
  * pages outlive every mapping of them, and counts in the mapping event's
- * and the buffer's mmap_count.
+ * and the buffer's mmap_count. The PMU hears of every mapping of its
+ * event (x86 lets an mm with a mapped counter use rdpmc).
  */
 static void perf_vma_open(struct vm_area_struct *vma)
 {
@@ -247,6 +248,8 @@ static void perf_vma_open(struct vm_area_struct *vma)
 	refcount_inc(&rb->refcount);
 	atomic_inc(&rb->mmap_count);
 	atomic_inc(&event->mmap_count);
+	if (event->pmu->event_mapped)
+		event->pmu->event_mapped(event, vma->vm_mm);
 }
 
 static void perf_vma_close(struct vm_area_struct *vma)
@@ -255,6 +258,8 @@ static void perf_vma_close(struct vm_area_struct *vma)
 	struct perf_buffer *rb = vma->vm_private_data;
 	bool event_last, rb_last;
 
+	if (event->pmu->event_unmapped)
+		event->pmu->event_unmapped(event, vma->vm_mm);
 	mutex_lock(&event->mmap_mutex);
 	event_last = atomic_dec_and_test(&event->mmap_count);
 	rb_last = atomic_dec_and_test(&rb->mmap_count);
@@ -358,6 +363,8 @@ int perf_buffer_mmap(struct perf_event *event, struct vm_area_struct *vma)
 		vm_flags_clear(vma, VM_MAYWRITE);
 	vma->vm_private_data = rb;
 	vma->vm_ops = &perf_vm_ops;
+	if (event->pmu->event_mapped)
+		event->pmu->event_mapped(event, vma->vm_mm);
 unlock:
 	mutex_unlock(&event->mmap_mutex);
 	return err;

@@ -32,6 +32,7 @@
 #include <linux/sysfs.h>
 
 #include <asm/apic.h>
+#include <asm/mmu_context.h>
 #include <asm/nmi.h>
 #include <asm/perf_event.h>
 
@@ -40,6 +41,16 @@
 DEFINE_PER_CPU(struct cpu_hw_events, cpu_hw_events);
 
 static const struct x86_pmu_ops *x86_ops __read_mostly;
+
+static struct pmu x86_cpu_pmu;
+
+/*
+ * The sysfs "rdpmc" file: 0 no task may use rdpmc, 1 a task may while
+ * its mm has a counter of ours mapped, 2 every task may.
+ */
+enum { X86_RDPMC_NEVER, X86_RDPMC_MAPPED, X86_RDPMC_ALWAYS };
+static int x86_rdpmc_mode __read_mostly = X86_RDPMC_MAPPED;
+static DEFINE_MUTEX(x86_rdpmc_mutex);
 
 /* hwc->flags holds the width of the event's counter, in bits */
 static inline int x86_counter_bits(struct hw_perf_event *hwc)
@@ -226,6 +237,60 @@ static int x86_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
 	return handled ? NMI_HANDLED : NMI_DONE;
 }
 
+/*
+ * rdpmc in user space: CR4.PCE follows the mm (arch/x86/mm/tlb.c), set
+ * while mm->context.perf_rdpmc_allowed is non-zero. Called with the mm's
+ * mmap_lock held, so the first mapping and the last unmapping of an mm
+ * cannot race each other.
+ */
+static void x86_pmu_event_mapped(struct perf_event *event,
+				 struct mm_struct *mm)
+{
+	if (atomic_inc_return(&mm->context.perf_rdpmc_allowed) == 1)
+		on_each_cpu_mask(mm_cpumask(mm), cr4_update_pce, NULL, 1);
+}
+
+static void x86_pmu_event_unmapped(struct perf_event *event,
+				   struct mm_struct *mm)
+{
+	if (atomic_dec_and_test(&mm->context.perf_rdpmc_allowed))
+		on_each_cpu_mask(mm_cpumask(mm), cr4_update_pce, NULL, 1);
+}
+
+/* the RDPMC index + 1 of a counting event, for the control page */
+static int x86_pmu_event_idx(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (hwc->idx < 0 || READ_ONCE(x86_rdpmc_mode) == X86_RDPMC_NEVER)
+		return 0;
+	return hwc->event_base_rdpmc + 1;
+}
+
+/**
+ * arch_perf_update_userpage - the x86 fields of an event's control page
+ * @event: the event whose buffer's control page is being updated
+ * @userpg: the control page
+ * @now: the perf clock now
+ *
+ * Counters of the "cpu" PMU can be read with rdpmc (unless the sysfs
+ * rdpmc file says never): cap_user_rdpmc and the counter width. The
+ * time conversion fields stay 0 (cap_user_time): the TSC is not trusted
+ * to be stable.
+ */
+void arch_perf_update_userpage(struct perf_event *event,
+			       struct perf_event_mmap_page *userpg, u64 now)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (event->pmu != &x86_cpu_pmu)
+		return;
+	userpg->cap_user_rdpmc =
+		READ_ONCE(x86_rdpmc_mode) != X86_RDPMC_NEVER;
+	userpg->pmc_width = hwc->idx >= 0 ? x86_counter_bits(hwc) :
+					    x86_pmu_hw.cntval_bits;
+}
+
 static int x86_pmu_event_init(struct perf_event *event)
 {
 	struct perf_event_attr *attr = &event->attr;
@@ -279,6 +344,9 @@ static int x86_pmu_event_init(struct perf_event *event)
 static struct pmu x86_cpu_pmu = {
 	.task_ctx_nr	= perf_hw_context,
 	.event_init	= x86_pmu_event_init,
+	.event_mapped	= x86_pmu_event_mapped,
+	.event_unmapped	= x86_pmu_event_unmapped,
+	.event_idx	= x86_pmu_event_idx,
 	.add		= x86_pmu_add,
 	.del		= x86_pmu_del,
 	.start		= x86_pmu_start,
@@ -305,6 +373,52 @@ static struct attribute *x86_caps_attrs[] = {
 static const struct attribute_group x86_caps_group = {
 	.name	= "caps",
 	.attrs	= x86_caps_attrs,
+};
+
+static ssize_t rdpmc_show(struct device *dev, struct device_attribute *attr,
+			  char *page)
+{
+	return sysfs_emit(page, "%d\n", READ_ONCE(x86_rdpmc_mode));
+}
+
+static ssize_t rdpmc_store(struct device *dev, struct device_attribute *attr,
+			   const char *buf, size_t count)
+{
+	unsigned int mode;
+	int err;
+
+	err = kstrtouint(buf, 0, &mode);
+	if (err)
+		return err;
+	if (mode > X86_RDPMC_ALWAYS)
+		return -EINVAL;
+
+	mutex_lock(&x86_rdpmc_mutex);
+	if (mode != x86_rdpmc_mode) {
+		if (mode == X86_RDPMC_NEVER)
+			static_branch_enable(&rdpmc_never_available_key);
+		else if (x86_rdpmc_mode == X86_RDPMC_NEVER)
+			static_branch_disable(&rdpmc_never_available_key);
+		if (mode == X86_RDPMC_ALWAYS)
+			static_branch_enable(&rdpmc_always_available_key);
+		else if (x86_rdpmc_mode == X86_RDPMC_ALWAYS)
+			static_branch_disable(&rdpmc_always_available_key);
+		WRITE_ONCE(x86_rdpmc_mode, mode);
+		/* every CPU's CR4.PCE for the mm it runs */
+		on_each_cpu(cr4_update_pce, NULL, 1);
+	}
+	mutex_unlock(&x86_rdpmc_mutex);
+	return count;
+}
+static DEVICE_ATTR_RW(rdpmc);
+
+static struct attribute *x86_pmu_attrs[] = {
+	&dev_attr_rdpmc.attr,
+	NULL,
+};
+
+static const struct attribute_group x86_pmu_group = {
+	.attrs	= x86_pmu_attrs,
 };
 
 #define X86_PMU_MAX_GROUPS	8
@@ -347,11 +461,12 @@ int __init x86_pmu_register(const struct x86_pmu_ops *ops)
 
 	x86_ops = ops;
 	for (i = 0; ops->attr_groups && ops->attr_groups[i]; i++) {
-		if (n >= X86_PMU_MAX_GROUPS - 2)
+		if (n >= X86_PMU_MAX_GROUPS - 3)
 			return -EINVAL;
 		x86_attr_groups[n++] = ops->attr_groups[i];
 	}
 	x86_attr_groups[n++] = &x86_caps_group;
+	x86_attr_groups[n++] = &x86_pmu_group;
 	x86_cpu_pmu.attr_groups = x86_attr_groups;
 
 	err = register_nmi_handler(NMI_LOCAL, x86_pmu_nmi, 0, "PMI");

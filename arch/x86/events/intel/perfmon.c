@@ -24,7 +24,9 @@
 #include <linux/perf_event.h>
 
 #include <asm/apic.h>
+#include <asm/cpu_device_id.h>
 #include <asm/cpufeature.h>
+#include <asm/intel-family.h>
 #include <asm/msr.h>
 #include <asm/perf_event.h>
 
@@ -41,6 +43,22 @@
 
 static DEFINE_PER_CPU(u64, intel_global_ctrl);
 static bool intel_fw_writes __read_mostly;
+static char intel_pmu_name[24] __ro_after_init;
+
+/*
+ * caps/pmu_name, which perf reads: the microarchitecture where it is
+ * known, "generic_arch_v<version>" elsewhere.
+ */
+static const struct x86_cpu_id intel_pmu_names[] __initconst = {
+	X86_MATCH_VFM(INTEL_SKYLAKE_L,		"skylake"),
+	X86_MATCH_VFM(INTEL_SKYLAKE,		"skylake"),
+	X86_MATCH_VFM(INTEL_SKYLAKE_X,		"skylake"),
+	X86_MATCH_VFM(INTEL_KABYLAKE_L,		"skylake"),
+	X86_MATCH_VFM(INTEL_KABYLAKE,		"skylake"),
+	X86_MATCH_VFM(INTEL_COMETLAKE_L,	"skylake"),
+	X86_MATCH_VFM(INTEL_COMETLAKE,		"skylake"),
+	{}
+};
 
 /*
  * The architectural events, in CPUID.0AH:EBX bit order (a set bit: not
@@ -281,7 +299,7 @@ static const struct attribute_group *intel_attr_groups[] = {
 };
 
 static struct x86_pmu_ops intel_ops __ro_after_init = {
-	.pmu_name	= "intel_arch",
+	.pmu_name	= intel_pmu_name,
 	.raw_mask	= X86_RAW_EVENT_MASK,
 	.event_map	= intel_event_map,
 	.constraint	= intel_constraint,
@@ -303,6 +321,7 @@ static struct x86_pmu_ops intel_ops __ro_after_init = {
  */
 int __init intel_pmu_init(void)
 {
+	const struct x86_cpu_id *id;
 	u64 caps;
 
 	if (x86_pmu_hw.version < 2 || !x86_pmu_hw.num_counters_gp)
@@ -318,6 +337,13 @@ int __init intel_pmu_init(void)
 	intel_ops.max_period = intel_fw_writes ?
 		GENMASK_ULL(x86_pmu_hw.cntval_bits - 2, 0) :
 		GENMASK_ULL(30, 0);
+	id = x86_match_cpu(intel_pmu_names);
+	if (id)
+		strscpy(intel_pmu_name, (const char *)id->driver_data);
+	else
+		snprintf(intel_pmu_name, sizeof(intel_pmu_name),
+			 "generic_arch_v%d", x86_pmu_hw.version);
+
 	intel_cpu_reset();
 	return x86_pmu_register(&intel_ops);
 }
