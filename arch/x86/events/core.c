@@ -4,9 +4,10 @@
  *
  * At boot, init_hw_perf_events() looks for an architectural PMU: Intel
  * arch perfmon (CPUID leaf 0xA, version >= 1) or the AMD core counters
- * (X86_FEATURE_PERFCTR_CORE). Intel arch perfmon from version 2 has a
- * driver (intel/perfmon.c), which registers the "cpu" PMU (pmu.c); for
- * anything else nothing is registered, and the core refuses hardware
+ * (X86_FEATURE_PERFCTR_CORE). Intel arch perfmon from version 2 and the
+ * AMD core counters of family 17h on have a driver (intel/perfmon.c,
+ * amd/perfmon.c), which registers the "cpu" PMU (pmu.c); for anything
+ * else nothing is registered, and the core refuses hardware
  * events with ENOENT, as on a CPU without PMU (e.g. QEMU TCG).
  *
  * This file also defines the entry points that the rest of the kernel
@@ -181,6 +182,13 @@ static int __init init_hw_perf_events(void)
 			x86_pmu_hw.num_counters_gp, x86_pmu_hw.cntval_bits,
 			x86_pmu_hw.num_counters_fixed,
 			x86_pmu_hw.cntval_bits_fixed);
+		return 0;
+	}
+	if (boot_cpu_data.x86_vendor != X86_VENDOR_INTEL && !amd_pmu_init()) {
+		pr_info("%s%s, %d counters x %d bits, AMD PMU driver.\n",
+			x86_pmu_hw.name,
+			x86_pmu_hw.version >= 2 ? " with PerfMonV2" : "",
+			x86_pmu_hw.num_counters_gp, x86_pmu_hw.cntval_bits);
 		return 0;
 	}
 

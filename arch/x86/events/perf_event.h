@@ -59,7 +59,7 @@ extern struct x86_pmu_hw x86_pmu_hw;
 
 /**
  * struct x86_pmu_ops - what a vendor driver tells the "cpu" PMU (pmu.c)
- * @pmu_name: caps/pmu_name in sysfs
+ * @pmu_name: caps/pmu_name in sysfs, NULL for none
  * @raw_mask: the config bits a PERF_TYPE_RAW event may set
  * @max_period: the longest period a counter can be loaded with
  * @event_map: PERF_COUNT_HW_* to a raw config, 0 if not supported
@@ -112,6 +112,15 @@ bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs);
 int intel_pmu_init(void);
 #else
 static inline int intel_pmu_init(void)
+{
+	return -ENODEV;
+}
+#endif
+
+#ifdef CONFIG_CPU_SUP_AMD
+int amd_pmu_init(void);
+#else
+static inline int amd_pmu_init(void)
 {
 	return -ENODEV;
 }

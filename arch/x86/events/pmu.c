@@ -370,9 +370,18 @@ static struct attribute *x86_caps_attrs[] = {
 	NULL,
 };
 
+static umode_t x86_caps_visible(struct kobject *kobj, struct attribute *attr,
+				int i)
+{
+	if (attr == &dev_attr_pmu_name.attr && !x86_ops->pmu_name)
+		return 0;
+	return attr->mode;
+}
+
 static const struct attribute_group x86_caps_group = {
-	.name	= "caps",
-	.attrs	= x86_caps_attrs,
+	.name		= "caps",
+	.attrs		= x86_caps_attrs,
+	.is_visible	= x86_caps_visible,
 };
 
 static ssize_t rdpmc_show(struct device *dev, struct device_attribute *attr,

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * AMD core performance counters (AMD APM vol. 2, "Performance
+ * Counters"), with the core extensions (X86_FEATURE_PERFCTR_CORE):
+ * PerfEvtSel/PerfCtr pairs at MSR_F15H_PERF_CTL + 2i / + 2i + 1, 48 bits,
+ * every counter able to count every event; and PerfMonV2 when present:
+ * PerfCntrGlobalCtl, and PerfCntrGlobalStatus with its clear register,
+ * which tell the PMI which counters wrapped. As a struct x86_pmu_ops for
+ * the "cpu" PMU of ../pmu.c.
+ *
+ * Without PerfMonV2 nothing says which counter wrapped: a counter loaded
+ * with -left counts up with its top bit set, so one whose top bit is
+ * clear has wrapped.
+ *
+ * PerfCntrGlobalCtl enables every counter once, at bring-up; a counter
+ * is then started and stopped by the enable bit of its PerfEvtSel.
+ */
+
+#include <linux/bitops.h>
+#include <linux/init.h>
+#include <linux/perf_event.h>
+
+#include <asm/apic.h>
+#include <asm/cpufeature.h>
+#include <asm/msr.h>
+#include <asm/perf_event.h>
+
+#include "../perf_event.h"
+
+/* the event select is 12 bits: 7:0 and 35:32 */
+#define AMD_EVENT_MASK		(ARCH_PERFMON_EVENTSEL_EVENT | (0xfULL << 32))
+#define AMD_RAW_MASK		(X86_RAW_EVENT_MASK | AMD_EVENT_MASK)
+#define AMD_MAX_STATUS_LOOPS	16
+
+static bool amd_perfmon_v2 __ro_after_init;
+
+/* Family 17h and later (Zen) encodings of the generic events */
+static const u64 amd_zen_events[PERF_COUNT_HW_MAX] = {
+	[PERF_COUNT_HW_CPU_CYCLES]		= 0x0076,
+	[PERF_COUNT_HW_INSTRUCTIONS]		= 0x00c0,
+	[PERF_COUNT_HW_BRANCH_INSTRUCTIONS]	= 0x00c2,
+	[PERF_COUNT_HW_BRANCH_MISSES]		= 0x00c3,
+};
+
+static u64 amd_event_map(int hw_event)
+{
+	return amd_zen_events[hw_event];
+}
+
+static u64 amd_constraint(struct perf_event *event, u64 config)
+{
+	return GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0);
+}
+
+static void amd_counter(int idx, unsigned long *msr, int *rdpmc, int *bits)
+{
+	*msr = MSR_F15H_PERF_CTR + 2 * idx;
+	*rdpmc = idx;
+	*bits = x86_pmu_hw.cntval_bits;
+}
+
+static void amd_enable(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	wrmsrl(MSR_F15H_PERF_CTL + 2 * hwc->idx,
+	       hwc->config | ARCH_PERFMON_EVENTSEL_ENABLE);
+}
+
+static void amd_disable(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	wrmsrl(MSR_F15H_PERF_CTL + 2 * hwc->idx, hwc->config);
+}
+
+static u64 amd_counter_bits(void)
+{
+	return GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0);
+}
+
+/* PerfMonV2: GlobalStatus names the counters that wrapped */
+static int amd_handle_irq_v2(struct pt_regs *regs)
+{
+	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+	u64 status, counters = amd_counter_bits();
+	int loops = 0, handled = 0, bit;
+
+	rdmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, status);
+	status &= counters;
+	while (status && loops++ < AMD_MAX_STATUS_LOOPS) {
+		wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR, status);
+		for_each_set_bit(bit, (unsigned long *)&status, X86_PMC_IDX_MAX) {
+			handled++;
+			if (cpuc->active & BIT_ULL(bit))
+				x86_pmu_overflow(cpuc->events[bit], regs);
+		}
+		rdmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, status);
+		status &= counters;
+	}
+	return handled;
+}
+
+/* Without it: a running counter whose top bit is clear has wrapped */
+static int amd_handle_irq_v1(struct pt_regs *regs)
+{
+	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+	u64 top = BIT_ULL(x86_pmu_hw.cntval_bits - 1), val;
+	int handled = 0, bit;
+
+	for_each_set_bit(bit, (unsigned long *)&cpuc->active, X86_PMC_IDX_MAX) {
+		rdmsrl(MSR_F15H_PERF_CTR + 2 * bit, val);
+		if (val & top)
+			continue;
+		handled++;
+		x86_pmu_overflow(cpuc->events[bit], regs);
+	}
+	return handled;
+}
+
+static int amd_handle_irq(struct pt_regs *regs)
+{
+	int handled = amd_perfmon_v2 ? amd_handle_irq_v2(regs) :
+				       amd_handle_irq_v1(regs);
+
+	/* LVTPC is not masked by an AMD PMI; rewriting it costs nothing */
+	if (handled)
+		apic_write(APIC_LVTPC, APIC_DM_NMI);
+	return handled;
+}
+
+static void amd_cpu_reset(void)
+{
+	int i;
+
+	for (i = 0; i < x86_pmu_hw.num_counters_gp; i++)
+		wrmsrl(MSR_F15H_PERF_CTL + 2 * i, 0);
+	if (amd_perfmon_v2) {
+		wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR, amd_counter_bits());
+		wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, amd_counter_bits());
+	}
+}
+
+X86_PMU_STR_ATTR(amd_format_event, "event", "config:0-7,32-35");
+X86_PMU_STR_ATTR(amd_format_umask, "umask", "config:8-15");
+X86_PMU_STR_ATTR(amd_format_edge, "edge", "config:18");
+X86_PMU_STR_ATTR(amd_format_inv, "inv", "config:23");
+X86_PMU_STR_ATTR(amd_format_cmask, "cmask", "config:24-31");
+
+static struct attribute *amd_format_attrs[] = {
+	&amd_format_event.attr.attr,
+	&amd_format_umask.attr.attr,
+	&amd_format_edge.attr.attr,
+	&amd_format_inv.attr.attr,
+	&amd_format_cmask.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group amd_format_group = {
+	.name	= "format",
+	.attrs	= amd_format_attrs,
+};
+
+X86_PMU_STR_ATTR(amd_ev_cycles, "cpu-cycles", "event=0x76");
+X86_PMU_STR_ATTR(amd_ev_insns, "instructions", "event=0xc0");
+X86_PMU_STR_ATTR(amd_ev_br, "branch-instructions", "event=0xc2");
+X86_PMU_STR_ATTR(amd_ev_brmiss, "branch-misses", "event=0xc3");
+
+static struct attribute *amd_event_attrs[] = {
+	&amd_ev_cycles.attr.attr,
+	&amd_ev_insns.attr.attr,
+	&amd_ev_br.attr.attr,
+	&amd_ev_brmiss.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group amd_events_group = {
+	.name	= "events",
+	.attrs	= amd_event_attrs,
+};
+
+static const struct attribute_group *amd_attr_groups[] = {
+	&amd_format_group,
+	&amd_events_group,
+	NULL,
+};
+
+static struct x86_pmu_ops amd_ops __ro_after_init = {
+	.raw_mask	= AMD_RAW_MASK,
+	.event_map	= amd_event_map,
+	.constraint	= amd_constraint,
+	.counter	= amd_counter,
+	.enable		= amd_enable,
+	.disable	= amd_disable,
+	.handle_irq	= amd_handle_irq,
+	.cpu_reset	= amd_cpu_reset,
+	.attr_groups	= amd_attr_groups,
+};
+
+/**
+ * amd_pmu_init - the AMD core counter driver, for what detection found
+ *
+ * Return: 0 when the "cpu" PMU is registered, a negative errno if not.
+ */
+int __init amd_pmu_init(void)
+{
+	if (boot_cpu_data.x86 < 0x17 || !x86_pmu_hw.num_counters_gp)
+		return -ENODEV;
+	if (x86_pmu_hw.num_counters_gp > INTEL_PMC_IDX_FIXED)
+		x86_pmu_hw.num_counters_gp = INTEL_PMC_IDX_FIXED;
+
+	amd_perfmon_v2 = x86_pmu_hw.version >= 2;
+	amd_ops.max_period = GENMASK_ULL(x86_pmu_hw.cntval_bits - 2, 0);
+	amd_cpu_reset();
+	return x86_pmu_register(&amd_ops);
+}
