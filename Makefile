@@ -25,7 +25,9 @@ UPSTREAM_KERNEL  ?= ours
 JOBS             ?= 3
 # TCG PMU model (tools/testing/pmu-model): the kernel its tests boot (a
 # make target: stock-bench, stock, kernel, bench-kernel) and whether make
-# test runs them (PMU_IN_TEST=0: no)
+# test runs them (PMU_IN_TEST=0: no); make test runs them on PMU_KERNEL
+# (the model's conformance: upstream's drivers) and on our test kernel
+# (our drivers: results <test>@pmu-ours-<vendor>-smp<N>)
 PMU_KERNEL       ?= stock-bench
 PMU_IN_TEST      ?= 1
 
@@ -166,7 +168,7 @@ ifeq ($(PMU_IN_TEST),1)
 endif
 	@$(S)/run-tests.sh test $(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz \
 		"$(TEST_SMPS)" $(B)/logs/checkpatch.result \
-		$(if $(filter 1,$(PMU_IN_TEST)),$(B)/logs/pmu.result)
+		$(if $(filter 1,$(PMU_IN_TEST)),$(B)/logs/pmu.result $(B)/logs/pmu-ours.result)
 
 stock-test: deps
 	-@$(MAKE) --no-print-directory stock
@@ -222,6 +224,12 @@ _pmu-result: runas
 	@[ -s $(B)/logs/pmu.result ] || \
 		echo "FAIL pmu-model: no results (QEMU or $(PMU_KERNEL) build failed?)" \
 			> $(B)/logs/pmu.result
+	@rm -f $(B)/logs/pmu-ours.result
+	-@PMU_TAG=ours PMU_REPEAT=0 $(PMU_DIR)/run-tests.sh $(B)/obj-test/$(BZ) \
+		$(B)/logs/pmu-ours.result | grep -v -E '^[0-9]+ passed, [0-9]+ failed$$'
+	@[ -s $(B)/logs/pmu-ours.result ] || \
+		echo "FAIL pmu-model@ours: no results (QEMU or kernel build failed?)" \
+			> $(B)/logs/pmu-ours.result
 
 # ---- cleaning -----------------------------------------------------------
 clean:

@@ -14,7 +14,8 @@
 # PMU_REPEAT=1 (default), boots each model with its first CPU count a
 # second time and requires the two serial logs to be identical, byte for
 # byte, up to the end of the tests (@@DONE).
-# Results are named <test>@pmu-<intel|amd>-smp<N>.
+# Results are named <test>@pmu-<intel|amd>-smp<N>, or with PMU_TAG=T
+# <test>@pmu-T-<intel|amd>-smp<N> (to run two kernels' results side by side).
 # PMU_QEMU overrides the QEMU binary.  Prints PASS/FAIL per test and "N passed, N failed" (build/logs/pmu.summary);
 # RESULT-FILE gets the PASS/FAIL lines in parse-results.py --result form.
 # Exit status 1 if anything failed.
@@ -57,7 +58,7 @@ for cpu in $CPUS; do
 	*) vendor=intel driver='Intel PMU driver' ;;
 	esac
 	for n in $SMPS; do
-		run=pmu-$vendor-smp$n
+		run=pmu${PMU_TAG:+-$PMU_TAG}-$vendor-smp$n
 		log=$logs/$run.log
 		rm -f "$log"
 		boot "$cpu" "$n" "$log"
