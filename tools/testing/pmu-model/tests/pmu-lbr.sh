@@ -10,6 +10,14 @@
 #   predicted;
 #   -j any_call,u on pmu-calls: the calls made so far, newest first;
 #   -j any_ret,u on pmu-calls: none while f2 loops, f2's return after;
+#   far transfers (syscall, sysretq, iretq) on pmu-sys, at the exact
+#   addresses (the kernel's from /proc/kallsyms): -j any,u holds D/2 loop
+#   branches (the driver drops the other D/2 records, the getppid
+#   sysretqs, because their source is in the kernel); with k added the
+#   newest record is the sysretq to the instruction after the syscall,
+#   and any_call sees the syscall, any_ret the sysretq; with period 1 on
+#   pmu-sys2 the first sample has execve's iretq to _start and each later
+#   one the PMI's iretq back to where the previous sample was taken;
 #   --call-graph lbr (call-stack mode) on pmu-calls: Intel: the calls not
 #   yet returned from, newest first (f2's call is gone once f2 returned);
 #   AMD: refused (perf record fails).
@@ -31,6 +39,9 @@ B=@calls:pmu_call_b@ F2=@calls:f2@
 C=@calls:pmu_call_c@ F3=@calls:f3@
 F2_LOOP=@calls:pmu_f2_loop@ F3_LOOP=@calls:pmu_f3_loop@
 DEC=@loop:pmu_loop_dec@ JNZ=@loop:pmu_loop_jnz@
+# pmu-sys: the loop, its syscall and the instruction after it
+S_LOOP=@sys:pmu_sys_loop@ S_CALL=@sys:pmu_sys_call@
+S_RET=@sys:pmu_sys_ret@ S_JNZ=@sys:pmu_sys_jnz@ S_START=@sys:_start@
 
 hex() { printf '0x%x' $(($1)); }
 
@@ -95,6 +106,105 @@ while read -r ip stack; do
 	if [ $((k * P + 1)) -le $((2 * N + 3)) ]; then want=; else want="$(hex $R)/$(hex $C)/P"; fi
 	expect "sample $k ($ip): returns" "$stack" "$want"
 done < /tmp/lbr.r.txt
+
+# Far transfers.  The kernel's entry and exit instructions: syscall
+# enters at entry_SYSCALL_64; sysretq (3 bytes) is the last instruction
+# before entry_SYSRETQ_end; native_irq_return_iret is the iretq of every
+# return to user space through iret (interrupts, exceptions, NMIs, execve)
+ksym() { hex 0x$(awk -v s="$1" '$3 == s { print $1; exit }' /proc/kallsyms); }
+ENTRY=$(ksym entry_SYSCALL_64)
+SYSRETQ=$(hex $(($(ksym entry_SYSRETQ_end) - 3)))
+IRETQ=$(ksym native_irq_return_iret)
+SYSCALL_REC="$(hex $S_CALL)/$ENTRY/P"
+SYSRET_REC="$SYSRETQ/$(hex $S_RET)/P"
+LOOP_REC="$(hex $S_JNZ)/$(hex $S_LOOP)/P"
+echo "# far: syscall $SYSCALL_REC, sysretq $SYSRET_REC, iretq from $IRETQ"
+
+# user RECORDS...: the records that have a user address (from or to)
+user() {
+	for r in "$@"; do
+		case $r in
+		0x[0-9a-f]*/0x[0-9a-f]*/*)
+			f=${r%%/*} t=${r#*/}; t=${t%%/*}
+			[ ${#f} -lt 18 ] || [ ${#t} -lt 18 ] && printf ' %s' "$r" ;;
+		esac
+	done
+}
+# only RECORD RECORDS...: RECORDS are RECORD repeated, at least once
+only() {
+	want=$1; shift
+	[ $# -gt 0 ] || return 1
+	for r in "$@"; do [ "$r" = "$want" ] || return 1; done
+}
+
+# pmu-sys: 4S+4 instructions, S = 10000 getppid calls; with period
+# 4000 every sample is on the loop's jnz (instruction #4000k+1)
+S=10000 P2=4000
+echo "# perf record -j any,u: pmu-sys (far records from the kernel dropped)"
+perf record -q -j any,u -e instructions:u -c $P2 -o /tmp/lbr.s -- "$dir/pmu-sys" || fail=1
+brstack /tmp/lbr.s > /tmp/lbr.s.txt
+expect "samples: $(wc -l < /tmp/lbr.s.txt)" "$(wc -l < /tmp/lbr.s.txt)" $(((4 * S + 4) / P2))
+want=$(i=0; while [ $i -lt $((D / 2)) ]; do printf ' %s' "$LOOP_REC"; i=$((i + 1)); done)
+k=0
+while read -r ip stack; do
+	k=$((k + 1))
+	expect "sample $k ($ip): $((D / 2)) x $LOOP_REC" " $stack" "$want"
+done < /tmp/lbr.s.txt
+
+for j in any any_call any_ret; do
+	echo "# perf record -j $j,u,k: pmu-sys"
+	perf record -q -j $j,u,k -e instructions:u -c $P2 -o /tmp/lbr.s -- "$dir/pmu-sys" || fail=1
+	brstack /tmp/lbr.s > /tmp/lbr.s.txt
+	expect "samples: $(wc -l < /tmp/lbr.s.txt)" "$(wc -l < /tmp/lbr.s.txt)" $(((4 * S + 4) / P2))
+	k=0
+	while read -r ip stack; do
+		k=$((k + 1))
+		set -- $stack
+		u=$(user "$@")
+		case $j in
+		any)	# newest: the sysretq; older: the kernel's path and
+			# its syscall
+			expect "sample $k ($ip): newest $SYSRET_REC" "$1" "$SYSRET_REC"
+			ok=ok
+			for r in $u; do
+				[ "$r" = "$SYSRET_REC" ] || [ "$r" = "$SYSCALL_REC" ] ||
+					[ "$r" = "$LOOP_REC" ] || ok="$r"
+			done
+			expect "sample $k ($ip): user records" "$ok" ok ;;
+		any_call)
+			only "$SYSCALL_REC" $u && ok=ok || ok="$u"
+			expect "sample $k ($ip): user records: syscalls" "$ok" ok ;;
+		any_ret)
+			expect "sample $k ($ip): newest $SYSRET_REC" "$1" "$SYSRET_REC"
+			only "$SYSRET_REC" $u && ok=ok || ok="$u"
+			expect "sample $k ($ip): user records: sysretqs" "$ok" ok ;;
+		esac
+	done < /tmp/lbr.s.txt
+done
+
+# pmu-sys2 (two getppid calls) sampled every instruction (the driver
+# makes that every other one): the first sample's newest return is
+# execve's iretq to _start, every later sample has the iretq of the
+# previous sample's PMI, back to where that sample was taken
+echo "# perf record -j any_ret,u,k -c 1: pmu-sys2"
+perf record -q -j any_ret,u,k -e instructions:u -c 1 -o /tmp/lbr.i -- "$dir/pmu-sys2" || fail=1
+brstack /tmp/lbr.i > /tmp/lbr.i.txt
+expect "samples: $(wc -l < /tmp/lbr.i.txt)" "$(wc -l < /tmp/lbr.i.txt)" 6
+k=0 prev=
+while read -r ip stack; do
+	k=$((k + 1))
+	set -- $stack
+	if [ $k = 1 ]; then
+		expect "sample 1 ($ip): newest $IRETQ/$(hex $S_START)/P" "$1" "$IRETQ/$(hex $S_START)/P"
+	else
+		iret=
+		for r in "$@"; do
+			case $r in "$IRETQ"/*) iret=$r; break ;; esac
+		done
+		expect "sample $k ($ip): newest iretq $IRETQ/${prev%:}/P" "$iret" "$IRETQ/${prev%:}/P"
+	fi
+	prev=$ip
+done < /tmp/lbr.i.txt
 
 echo "# perf record --call-graph lbr (call-stack mode): pmu-calls"
 if [ $vendor = amd ]; then
