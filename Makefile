@@ -31,7 +31,7 @@ JOBS             ?= 3
 PMU_KERNEL       ?= stock-bench
 PMU_IN_TEST      ?= 1
 # model tests our drivers cannot pass yet (no branch stacks)
-PMU_SKIP_OURS    ?= pmu-lbr.sh
+PMU_SKIP_OURS    ?=
 
 TEST_FRAGS  := $(C)/base.config $(C)/test.config
 BENCH_FRAGS := $(C)/base.config $(C)/bench.config

@@ -71,6 +71,7 @@ extern struct x86_pmu_hw x86_pmu_hw;
  * @handle_irq: the PMI: returns the number of counters it handled
  * @cpu_reset: stop and clear every counter of this CPU (bring-up)
  * @attr_groups: format/ and events/ (pmu.c adds caps/ and rdpmc)
+ * @lbr: the branch stack, if the CPU has one the driver knows
  */
 struct x86_pmu_ops {
 	const char	*pmu_name;
@@ -85,6 +86,30 @@ struct x86_pmu_ops {
 	int		(*handle_irq)(struct pt_regs *regs);
 	void		(*cpu_reset)(void);
 	const struct attribute_group **attr_groups;
+	const struct x86_lbr_ops *lbr;
+};
+
+/* the deepest branch stack a driver reads */
+#define X86_LBR_MAX		32
+
+/**
+ * struct x86_lbr_ops - a vendor's last branch records
+ * @nr: depth of the stack
+ * @select: the hardware filter for a branch_sample_type (which the core
+ *	has given privilege bits); -EOPNOTSUPP for what it cannot do
+ * @enable: start recording with that filter, frozen on each PMI
+ * @disable: stop recording
+ * @reset: empty the stack
+ * @read: copy the stack, newest first, into @e; returns the entries
+ *	copied. Called in the PMI, before the freeze is lifted.
+ */
+struct x86_lbr_ops {
+	int	nr;
+	int	(*select)(u64 branch_sample_type, u64 *sel);
+	void	(*enable)(u64 sel);
+	void	(*disable)(void);
+	void	(*reset)(void);
+	int	(*read)(struct perf_branch_entry *e);
 };
 
 /**
@@ -97,6 +122,10 @@ struct cpu_hw_events {
 	struct perf_event	*events[X86_PMC_IDX_MAX];
 	u64			used;
 	u64			active;
+	/* events using the branch stack, and their common filter */
+	int			lbr_users;
+	u64			lbr_sel;
+	u64			lbr_bst;
 };
 
 DECLARE_PER_CPU(struct cpu_hw_events, cpu_hw_events);
@@ -107,6 +136,17 @@ u64 x86_pmu_event_map(int hw_event);
 u64 x86_perf_event_update(struct perf_event *event);
 bool x86_perf_event_set_period(struct perf_event *event);
 bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs);
+void x86_pmu_lbr_read(void);
+
+/* LBR_SELECT (Intel and AMD): suppress ring 0, rings 1-3, the kinds */
+#define X86_LBR_SEL_KERNEL	BIT_ULL(0)
+#define X86_LBR_SEL_USER	BIT_ULL(1)
+#define X86_LBR_SEL_KINDS	GENMASK_ULL(8, 2)
+int x86_lbr_kinds(u64 branch_sample_type, u64 *kinds);
+
+extern const struct x86_lbr_ops intel_lbr_skylake;
+extern struct x86_lbr_ops amd_lbr_v2;
+int amd_lbr_init(void);
 
 #ifdef CONFIG_CPU_SUP_INTEL
 int intel_pmu_init(void);

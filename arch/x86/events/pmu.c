@@ -16,6 +16,12 @@
  *   sign-extended from the counter width, to event->count.
  * - the PMI arrives as an NMI; the vendor's handle_irq finds the
  *   counters that overflowed and hands each to x86_pmu_overflow().
+ * - branch stacks: the events of a CPU that sample them share the
+ *   vendor's last branch records and so must want the same filter (an
+ *   event with another waits, multiplexed); the stack is read once per
+ *   PMI, while the hardware holds it frozen, and every sample of that
+ *   PMI carries it. Recording starts empty for each set of users, so a
+ *   task never sees the branches of the task before it.
  *
  * Everything runs on the event's CPU with IRQs off (the core calls add,
  * del, start, stop and read under ctx->lock) or in the NMI.
@@ -39,6 +45,12 @@
 #include "perf_event.h"
 
 DEFINE_PER_CPU(struct cpu_hw_events, cpu_hw_events);
+
+/* the branch stack read by this CPU's PMI: struct perf_branch_stack */
+#define X86_LBR_BUF_U64	((sizeof(struct perf_branch_stack) + \
+			  X86_LBR_MAX * sizeof(struct perf_branch_entry)) / 8)
+static DEFINE_PER_CPU(u64, x86_lbr_buf[X86_LBR_BUF_U64]);
+static DEFINE_PER_CPU(bool, x86_lbr_valid);
 
 static const struct x86_pmu_ops *x86_ops __read_mostly;
 
@@ -112,8 +124,12 @@ bool x86_perf_event_set_period(struct perf_event *event)
 	/* a counter only interrupts when it wraps: at most half its range */
 	if (left > (s64)x86_ops->max_period)
 		left = x86_ops->max_period;
-	if (left < 1)
-		left = 1;
+	/*
+	 * Never less than 2: a period of 1 takes every other event, as on
+	 * the stock kernel (and a PMI per instruction would starve the CPU).
+	 */
+	if (left < 2)
+		left = 2;
 
 	mask = GENMASK_ULL(x86_counter_bits(hwc) - 1, 0);
 	local64_set(&hwc->prev_count, (u64)-left & mask);
@@ -167,6 +183,18 @@ static int x86_pmu_add(struct perf_event *event, int flags)
 	else
 		idx = __ffs64(free);
 
+	if (has_branch_stack(event)) {
+		if (cpuc->lbr_users &&
+		    (cpuc->lbr_sel != hwc->branch_reg_config ||
+		     cpuc->lbr_bst != event->attr.branch_sample_type))
+			return -EAGAIN;
+		if (!cpuc->lbr_users++) {
+			cpuc->lbr_sel = hwc->branch_reg_config;
+			cpuc->lbr_bst = event->attr.branch_sample_type;
+			x86_ops->lbr->reset();
+			x86_ops->lbr->enable(cpuc->lbr_sel);
+		}
+	}
 	cpuc->used |= BIT_ULL(idx);
 	cpuc->events[idx] = event;
 	hwc->idx = idx;
@@ -188,6 +216,8 @@ static void x86_pmu_del(struct perf_event *event, int flags)
 	if (hwc->idx >= 0) {
 		cpuc->events[hwc->idx] = NULL;
 		cpuc->used &= ~BIT_ULL(hwc->idx);
+		if (has_branch_stack(event) && !--cpuc->lbr_users)
+			x86_ops->lbr->disable();
 	}
 	hwc->idx = -1;
 	perf_event_update_userpage(event);
@@ -197,6 +227,61 @@ static void x86_pmu_read(struct perf_event *event)
 {
 	if (!(event->hw.state & PERF_HES_STOPPED))
 		x86_perf_event_update(event);
+}
+
+static bool x86_kernel_addr(u64 addr)
+{
+	return addr >= TASK_SIZE_MAX;
+}
+
+/**
+ * x86_pmu_lbr_read - take this CPU's branch stack for the PMI's samples
+ *
+ * Called by the vendor's handle_irq before it lifts the freeze. Applies
+ * what the hardware filter cannot: without PERF_SAMPLE_BRANCH_KERNEL no
+ * record with a kernel address (a return to user space starts in the
+ * kernel); the hardware's one "far" kind is split by direction, entries
+ * into the kernel (syscall, interrupt) being calls and exits from it
+ * (sysret, iret) returns; and the NO_FLAGS / NO_CYCLES requests.
+ */
+void x86_pmu_lbr_read(void)
+{
+	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+	struct perf_branch_stack *bs = (void *)this_cpu_ptr(x86_lbr_buf);
+	struct perf_branch_entry e[X86_LBR_MAX];
+	u64 bst = cpuc->lbr_bst;
+	int i, n, nr = 0;
+
+	if (!cpuc->lbr_users)
+		return;
+	n = x86_ops->lbr->read(e);
+	for (i = 0; i < n; i++) {
+		bool from_k = x86_kernel_addr(e[i].from);
+		bool to_k = x86_kernel_addr(e[i].to);
+
+		if (!(bst & PERF_SAMPLE_BRANCH_KERNEL) && (from_k || to_k))
+			continue;
+		if (!(bst & PERF_SAMPLE_BRANCH_ANY)) {
+			if (!from_k && to_k &&
+			    !(bst & PERF_SAMPLE_BRANCH_ANY_CALL))
+				continue;
+			if (from_k && !to_k &&
+			    !(bst & PERF_SAMPLE_BRANCH_ANY_RETURN))
+				continue;
+		}
+		if (bst & PERF_SAMPLE_BRANCH_NO_FLAGS) {
+			e[i].mispred = 0;
+			e[i].predicted = 0;
+			e[i].in_tx = 0;
+			e[i].abort = 0;
+		}
+		if (bst & PERF_SAMPLE_BRANCH_NO_CYCLES)
+			e[i].cycles = 0;
+		bs->entries[nr++] = e[i];
+	}
+	bs->nr = nr;
+	bs->hw_idx = -1ULL;
+	this_cpu_write(x86_lbr_valid, true);
 }
 
 /**
@@ -221,6 +306,10 @@ bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs)
 		return true;
 
 	perf_sample_data_init(&data, 0, event->hw.last_period);
+	if (has_branch_stack(event) && this_cpu_read(x86_lbr_valid)) {
+		data.br_stack = (void *)this_cpu_ptr(x86_lbr_buf);
+		data.sample_flags |= PERF_SAMPLE_BRANCH_STACK;
+	}
 	if (perf_event_overflow(event, &data, regs))
 		x86_pmu_stop(event, 0);
 	return true;
@@ -232,6 +321,7 @@ static int x86_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
 	int handled;
 
 	handled = x86_ops->handle_irq(regs);
+	this_cpu_write(x86_lbr_valid, false);
 	if (handled)
 		perf_sample_event_took(sched_clock() - start);
 	return handled ? NMI_HANDLED : NMI_DONE;
@@ -314,9 +404,19 @@ static int x86_pmu_event_init(struct perf_event *event)
 		return -ENOENT;
 	}
 
-	/* no PEBS, no branch stacks (yet) */
-	if (attr->precise_ip || has_branch_stack(event))
+	/* no PEBS */
+	if (attr->precise_ip)
 		return -EOPNOTSUPP;
+	if (has_branch_stack(event)) {
+		int err;
+
+		if (!x86_ops->lbr)
+			return -EOPNOTSUPP;
+		err = x86_ops->lbr->select(attr->branch_sample_type,
+					   &hwc->branch_reg_config);
+		if (err)
+			return err;
+	}
 	if (!x86_ops->constraint(event, config))
 		return -EINVAL;
 
@@ -364,9 +464,18 @@ static DEVICE_ATTR_RO(pmu_name);
 
 X86_PMU_STR_ATTR(x86_caps_max_precise, "max_precise", "0");
 
+/* the depth of the branch stack */
+static ssize_t branches_show(struct device *dev, struct device_attribute *attr,
+			     char *page)
+{
+	return sysfs_emit(page, "%d\n", x86_ops->lbr->nr);
+}
+static DEVICE_ATTR_RO(branches);
+
 static struct attribute *x86_caps_attrs[] = {
 	&dev_attr_pmu_name.attr,
 	&x86_caps_max_precise.attr.attr,
+	&dev_attr_branches.attr,
 	NULL,
 };
 
@@ -374,6 +483,8 @@ static umode_t x86_caps_visible(struct kobject *kobj, struct attribute *attr,
 				int i)
 {
 	if (attr == &dev_attr_pmu_name.attr && !x86_ops->pmu_name)
+		return 0;
+	if (attr == &dev_attr_branches.attr && !x86_ops->lbr)
 		return 0;
 	return attr->mode;
 }

@@ -87,16 +87,18 @@ static int amd_handle_irq_v2(struct pt_regs *regs)
 	int loops = 0, handled = 0, bit;
 
 	rdmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, status);
-	status &= counters;
+	/* the branch stack is frozen until the status is cleared */
+	if (status)
+		x86_pmu_lbr_read();
 	while (status && loops++ < AMD_MAX_STATUS_LOOPS) {
 		wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR, status);
+		status &= counters;
 		for_each_set_bit(bit, (unsigned long *)&status, X86_PMC_IDX_MAX) {
 			handled++;
 			if (cpuc->active & BIT_ULL(bit))
 				x86_pmu_overflow(cpuc->events[bit], regs);
 		}
 		rdmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, status);
-		status &= counters;
 	}
 	return handled;
 }
@@ -210,6 +212,9 @@ int __init amd_pmu_init(void)
 		x86_pmu_hw.num_counters_gp = INTEL_PMC_IDX_FIXED;
 
 	amd_perfmon_v2 = x86_pmu_hw.version >= 2;
+	/* its freeze is lifted through PerfCntrGlobalStatusClr */
+	if (amd_perfmon_v2 && !amd_lbr_init())
+		amd_ops.lbr = &amd_lbr_v2;
 	amd_ops.max_period = GENMASK_ULL(x86_pmu_hw.cntval_bits - 2, 0);
 	amd_cpu_reset();
 	return x86_pmu_register(&amd_ops);

@@ -1,21 +1,133 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Intel last branch records (LBR): what KVM asks about the host's LBRs.
- * There is no LBR driver yet.
+ * Intel last branch records, the legacy kind of the Skylake family (Intel
+ * SDM vol. 3, "Last Branch, Call Stack, Interrupt, and Exception
+ * Recording"): 32 entries of FROM_IP / TO_IP / LBR_INFO (LBR format 5,
+ * PERF_CAPABILITIES[5:0]) at MSR_LBR_NHM_FROM, MSR_LBR_NHM_TO and
+ * MSR_LBR_INFO_0, a top-of-stack index (MSR_LBR_TOS) and the filter
+ * MSR_LBR_SELECT, whose bits suppress: CPL_EQ_0, CPL_NEQ_0, then the
+ * branch kinds, and EN_CALLSTACK, in which a return pops the call it
+ * returns from.
+ *
+ * DEBUGCTL.LBR records; DEBUGCTL.FREEZE_LBRS_ON_PMI freezes the stack
+ * when a counter interrupts, until the PMI acknowledges GLOBAL_STATUS
+ * (which includes its LBR_FRZ bit), so the PMI reads the branches that
+ * led to the overflow, not its own.
+ *
+ * Also what KVM asks about the host's LBRs.
  */
 
+#include <linux/bitops.h>
 #include <linux/export.h>
+#include <linux/perf_event.h>
 #include <linux/string.h>
 
+#include <asm/debugreg.h>
+#include <asm/msr.h>
 #include <asm/perf_event.h>
+
+#include "../perf_event.h"
+
+#define LBR_SKL_NR		32
+
+/* MSR_LBR_SELECT beyond the common layout (../perf_event.h) */
+#define LBR_SEL_REL_CALL	BIT_ULL(3)
+#define LBR_SEL_IND_CALL	BIT_ULL(4)
+#define LBR_SEL_RETURN		BIT_ULL(5)
+#define LBR_SEL_CALL_STACK	BIT_ULL(9)
+
+static int intel_lbr_select(u64 bst, u64 *sel)
+{
+	u64 kinds;
+	int err;
+
+	err = x86_lbr_kinds(bst, &kinds);
+	if (err)
+		return err;
+	if (bst & PERF_SAMPLE_BRANCH_CALL_STACK) {
+		/* calls in, returns out: nothing else may reach the stack */
+		kinds = LBR_SEL_REL_CALL | LBR_SEL_IND_CALL | LBR_SEL_RETURN;
+		*sel = LBR_SEL_CALL_STACK;
+	} else {
+		*sel = 0;
+	}
+	*sel |= X86_LBR_SEL_KINDS & ~kinds;
+	if (!(bst & PERF_SAMPLE_BRANCH_KERNEL))
+		*sel |= X86_LBR_SEL_KERNEL;
+	if (!(bst & PERF_SAMPLE_BRANCH_USER))
+		*sel |= X86_LBR_SEL_USER;
+	return 0;
+}
+
+static void intel_lbr_enable(u64 sel)
+{
+	wrmsrl(MSR_LBR_SELECT, sel);
+	update_debugctlmsr(get_debugctlmsr() | DEBUGCTLMSR_LBR |
+			   DEBUGCTLMSR_FREEZE_LBRS_ON_PMI);
+}
+
+static void intel_lbr_disable(void)
+{
+	update_debugctlmsr(get_debugctlmsr() &
+			   ~(DEBUGCTLMSR_LBR | DEBUGCTLMSR_FREEZE_LBRS_ON_PMI));
+}
+
+static void intel_lbr_reset(void)
+{
+	int i;
+
+	for (i = 0; i < LBR_SKL_NR; i++) {
+		wrmsrl(MSR_LBR_NHM_FROM + i, 0);
+		wrmsrl(MSR_LBR_NHM_TO + i, 0);
+		wrmsrl(MSR_LBR_INFO_0 + i, 0);
+	}
+	wrmsrl(MSR_LBR_TOS, 0);
+}
+
+static int intel_lbr_read(struct perf_branch_entry *e)
+{
+	u64 tos, from, to, info;
+	int i, n = 0;
+
+	rdmsrl(MSR_LBR_TOS, tos);
+	for (i = 0; i < LBR_SKL_NR; i++) {
+		int idx = (tos - i) & (LBR_SKL_NR - 1);
+
+		rdmsrl(MSR_LBR_NHM_FROM + idx, from);
+		rdmsrl(MSR_LBR_NHM_TO + idx, to);
+		/* never written since the reset: the stack ends here */
+		if (!from && !to)
+			break;
+		rdmsrl(MSR_LBR_INFO_0 + idx, info);
+		memset(&e[n], 0, sizeof(e[n]));
+		e[n].from = from;
+		e[n].to = to;
+		e[n].mispred = !!(info & LBR_INFO_MISPRED);
+		e[n].predicted = !(info & LBR_INFO_MISPRED);
+		e[n].in_tx = !!(info & LBR_INFO_IN_TX);
+		e[n].abort = !!(info & LBR_INFO_ABORT);
+		e[n].cycles = info & LBR_INFO_CYCLES;
+		n++;
+	}
+	return n;
+}
+
+const struct x86_lbr_ops intel_lbr_skylake = {
+	.nr		= LBR_SKL_NR,
+	.select		= intel_lbr_select,
+	.enable		= intel_lbr_enable,
+	.disable	= intel_lbr_disable,
+	.reset		= intel_lbr_reset,
+	.read		= intel_lbr_read,
+};
 
 /**
  * x86_perf_get_lbr - describe the host's LBR stack to KVM
  * @lbr: filled with the number of entries and the first FROM, TO and
  *	INFO MSRs, and whether call-stack mode is available
  *
- * Zeroed when no LBR driver is active: KVM then offers no LBRs to its
- * guests.
+ * Zeroed: KVM is offered no LBRs to pass to its guests (the host's are
+ * this driver's while it has users).
  */
 void x86_perf_get_lbr(struct x86_pmu_lbr *lbr)
 {

@@ -32,7 +32,10 @@
 
 #include "../perf_event.h"
 
-#define INTEL_FW_WRITES		BIT_ULL(13)	/* PERF_CAPABILITIES */
+/* PERF_CAPABILITIES */
+#define INTEL_LBR_FORMAT	0x3fULL
+#define INTEL_LBR_FORMAT_INFO	5
+#define INTEL_FW_WRITES		BIT_ULL(13)
 #define INTEL_REF_CYCLES	0x0300		/* pseudo event: fixed 2 */
 #define INTEL_MAX_STATUS_LOOPS	16
 
@@ -203,6 +206,9 @@ static int intel_handle_irq(struct pt_regs *regs)
 	int loops = 0, handled = 0, bit;
 
 	rdmsrl(MSR_CORE_PERF_GLOBAL_STATUS, status);
+	/* frozen since the PMI: read before the acknowledgement thaws it */
+	if (status)
+		x86_pmu_lbr_read();
 	while (status && loops++ < INTEL_MAX_STATUS_LOOPS) {
 		wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, status);
 		for_each_set_bit(bit, (unsigned long *)&status, X86_PMC_IDX_MAX) {
@@ -332,15 +338,20 @@ int __init intel_pmu_init(void)
 	if (boot_cpu_has(X86_FEATURE_PDCM) &&
 	    !rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
 		intel_fw_writes = caps & INTEL_FW_WRITES;
+	else
+		caps = 0;
 
 	/* legacy counter writes sign-extend bit 31 */
 	intel_ops.max_period = intel_fw_writes ?
 		GENMASK_ULL(x86_pmu_hw.cntval_bits - 2, 0) :
 		GENMASK_ULL(30, 0);
 	id = x86_match_cpu(intel_pmu_names);
-	if (id)
+	if (id) {
 		strscpy(intel_pmu_name, (const char *)id->driver_data);
-	else
+		/* the Skylake LBRs: 32 deep, LIP + LBR_INFO */
+		if ((caps & INTEL_LBR_FORMAT) == INTEL_LBR_FORMAT_INFO)
+			intel_ops.lbr = &intel_lbr_skylake;
+	} else
 		snprintf(intel_pmu_name, sizeof(intel_pmu_name),
 			 "generic_arch_v%d", x86_pmu_hw.version);
 

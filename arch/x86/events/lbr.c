@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What the Intel and AMD branch stacks share: their filter registers
+ * (MSR_LBR_SELECT, MSR_AMD64_LBR_SELECT) have one layout, bits that
+ * suppress: branches ending in ring 0, in rings 1-3, then the kinds.
+ */
+
+#include <linux/bitops.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/perf_event.h>
+
+#include "perf_event.h"
+
+#define LBR_SEL_JCC		BIT_ULL(2)
+#define LBR_SEL_REL_CALL	BIT_ULL(3)
+#define LBR_SEL_IND_CALL	BIT_ULL(4)
+#define LBR_SEL_RETURN		BIT_ULL(5)
+#define LBR_SEL_IND_JMP		BIT_ULL(6)
+#define LBR_SEL_REL_JMP		BIT_ULL(7)
+#define LBR_SEL_FAR		BIT_ULL(8)
+
+/* branch_sample_type bits that are not branch kinds */
+#define BST_NOT_KINDS	(PERF_SAMPLE_BRANCH_PLM_ALL |			\
+			 PERF_SAMPLE_BRANCH_NO_FLAGS |			\
+			 PERF_SAMPLE_BRANCH_NO_CYCLES |			\
+			 PERF_SAMPLE_BRANCH_TYPE_SAVE |			\
+			 PERF_SAMPLE_BRANCH_HW_INDEX |			\
+			 PERF_SAMPLE_BRANCH_PRIV_SAVE)
+
+/* each requested kind: the hardware kinds it lets through */
+static const struct {
+	u64	bst;
+	u64	kinds;
+} lbr_kinds[] = {
+	{ PERF_SAMPLE_BRANCH_ANY,	X86_LBR_SEL_KINDS },
+	{ PERF_SAMPLE_BRANCH_ANY_CALL,	LBR_SEL_REL_CALL | LBR_SEL_IND_CALL |
+					LBR_SEL_FAR },
+	{ PERF_SAMPLE_BRANCH_ANY_RETURN, LBR_SEL_RETURN | LBR_SEL_FAR },
+	{ PERF_SAMPLE_BRANCH_IND_CALL,	LBR_SEL_IND_CALL },
+	{ PERF_SAMPLE_BRANCH_COND,	LBR_SEL_JCC },
+	{ PERF_SAMPLE_BRANCH_IND_JUMP,	LBR_SEL_IND_JMP },
+	{ PERF_SAMPLE_BRANCH_CALL,	LBR_SEL_REL_CALL },
+};
+
+/**
+ * x86_lbr_kinds - the LBR_SELECT kinds a branch_sample_type asks for
+ * @bst: the event's branch_sample_type
+ * @kinds: set to the kind bits to let through (LBR_SELECT positions)
+ *
+ * Shared by the Intel and AMD branch stacks, whose filters have the
+ * same layout. Return: 0, or -EOPNOTSUPP for a request they cannot
+ * filter (transactions, call-stack mode is the caller's).
+ */
+int x86_lbr_kinds(u64 bst, u64 *kinds)
+{
+	u64 rest = bst & ~(BST_NOT_KINDS | PERF_SAMPLE_BRANCH_CALL_STACK);
+	int i;
+
+	*kinds = 0;
+	for (i = 0; i < ARRAY_SIZE(lbr_kinds); i++) {
+		if (rest & lbr_kinds[i].bst) {
+			*kinds |= lbr_kinds[i].kinds;
+			rest &= ~lbr_kinds[i].bst;
+		}
+	}
+	return rest ? -EOPNOTSUPP : 0;
+}
