@@ -201,7 +201,7 @@ endif
 
 # ---- TCG PMU model (tools/testing/pmu-model) ----------------------------
 # QEMU with the model, built from Debian's qemu source (cached), and its
-# guest tests on the stock kernel (our x86 driver has no Intel/AMD yet).
+# guest tests on PMU_KERNEL (make pmu-test; make test also on ours).
 PMU_DIR  := $(ROOT)/tools/testing/pmu-model
 PMU_KOBJ_kernel       := test
 PMU_KOBJ_bench-kernel := bench
