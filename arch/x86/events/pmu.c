@@ -168,20 +168,57 @@ static void x86_pmu_stop(struct perf_event *event, int flags)
 	}
 }
 
+/* the counter @event gets when @used are taken: fixed first; -1 if none */
+static int x86_pick_counter(struct perf_event *event, u64 used)
+{
+	u64 free = x86_ops->constraint(event, event->hw.config) & ~used;
+
+	if (!free)
+		return -1;
+	if (free >> INTEL_PMC_IDX_FIXED)
+		return INTEL_PMC_IDX_FIXED + __ffs64(free >> INTEL_PMC_IDX_FIXED);
+	return __ffs64(free);
+}
+
+/*
+ * Whether @event and the other "cpu" events of its group fit the
+ * counters at once: a group that never can would never count, so
+ * perf_event_open() refuses it (EINVAL), as the stock kernel does.
+ */
+static bool x86_group_fits(struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader, *sibling;
+	u64 used = 0;
+	int idx;
+
+	if (leader == event)
+		return true;
+	if (leader->pmu == &x86_cpu_pmu) {
+		idx = x86_pick_counter(leader, used);
+		if (idx < 0)
+			return false;
+		used |= BIT_ULL(idx);
+	}
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
+		if (sibling->pmu != &x86_cpu_pmu)
+			continue;
+		idx = x86_pick_counter(sibling, used);
+		if (idx < 0)
+			return false;
+		used |= BIT_ULL(idx);
+	}
+	return x86_pick_counter(event, used) >= 0;
+}
+
 static int x86_pmu_add(struct perf_event *event, int flags)
 {
 	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
 	struct hw_perf_event *hwc = &event->hw;
-	u64 free;
 	int idx;
 
-	free = x86_ops->constraint(event, hwc->config) & ~cpuc->used;
-	if (!free)
+	idx = x86_pick_counter(event, cpuc->used);
+	if (idx < 0)
 		return -EAGAIN;
-	if (free >> INTEL_PMC_IDX_FIXED)
-		idx = INTEL_PMC_IDX_FIXED + __ffs64(free >> INTEL_PMC_IDX_FIXED);
-	else
-		idx = __ffs64(free);
 
 	if (has_branch_stack(event)) {
 		if (cpuc->lbr_users &&
@@ -427,6 +464,8 @@ static int x86_pmu_event_init(struct perf_event *event)
 	config |= ARCH_PERFMON_EVENTSEL_INT;
 	hwc->config = config;
 	hwc->idx = -1;
+	if (!x86_group_fits(event))
+		return -EINVAL;
 
 	if (!is_sampling_event(event)) {
 		hwc->sample_period = x86_ops->max_period;
