@@ -12,6 +12,13 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 result=${1:-}
+# The argument is overwritten: never take a source file for it (running
+# "checkpatch.sh some/file.c" once replaced that file with the result)
+case $result in
+*.c | *.h | *.S | *.sh | *.py | *.rst | Makefile)
+	echo "checkpatch.sh: '$result' is a RESULT-FILE (overwritten), not a file to check" >&2
+	exit 2 ;;
+esac
 "$ROOT/scripts/prepare-tree.sh" stock
 cp=$ROOT/build/linux-stock/scripts/checkpatch.pl
 
