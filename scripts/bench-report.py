@@ -11,10 +11,7 @@ import re
 import sys
 
 # Metrics that cannot be measured yet: printed as n/a rows.
-NA_ROWS = [
-    ('sample_task_clock_mmap', 'n/a (no ring buffer yet)'),
-    ('ring_buffer_read', 'n/a (no ring buffer yet)'),
-]
+NA_ROWS = []
 
 LINE = re.compile(r'@@BENCH(-FAIL|-BEGIN|-END|-INIT|-EXIT|-DMESG|-HOST-TIMEOUT)?(?: (.*))?$')
 

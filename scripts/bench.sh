@@ -10,7 +10,11 @@
 # is missing in either kernel (or a boot crashed or timed out).
 #
 # Both kernels boot with identical QEMU settings: those of scripts/boot.sh
-# (TCG, -cpu max, 2G, SMP 2 as 2 sockets) plus deterministic virtual time:
+# (TCG, 2G, SMP 2 as 2 sockets) on the TCG PMU model's QEMU and CPU
+# (build/pmu-qemu, -cpu Skylake-PMU: hardware counters, so that the PMI
+# path is measured too; "make pmu-qemu"), or without it on the system's
+# QEMU with -cpu max (pmi_sample then fails), plus deterministic virtual
+# time:
 #   -icount shift=0,sleep=off -seed 1 -rtc clock=vm,base=2024-01-01T00:00:00
 # so one guest nanosecond is one guest instruction and the numbers repeat
 # from run to run, whatever the host load.  icount rules out multi-threaded
@@ -24,6 +28,7 @@
 #   BENCH_PARALLEL=1    boot both kernels at once (0: one after the other)
 #   BENCH_TIMEOUT=600   seconds per boot
 #   QUIET=1             don't echo the guests' @@BENCH lines
+#   BENCH_QEMU, BENCH_CPU  the QEMU binary and -cpu model (defaults above)
 # Outputs: build/initramfs-bench.cpio.gz, build/perf-bench/perf-bench,
 # build/logs/bench-{ours,stock}.log (serial logs), build/logs/bench.txt
 # (the table).  Runs under build/.bench.lock.
@@ -95,6 +100,18 @@ mv "$initrd.tmp.$$" "$initrd"
 echo "  INITRD  ${initrd#"$ROOT"/} ($(du -k "$initrd" | cut -f1) KiB)"
 
 # ---- boots -----------------------------------------------------------------
+# the PMU model's QEMU (built without default devices: -nodefaults, and
+# its firmware from the system's packages) when there is one
+QEMU_MODEL=()
+if [ -z "${BENCH_QEMU:-}" ] && [ -x "$B/pmu-qemu/qemu-system-x86_64" ]; then
+	QEMU_BIN=$B/pmu-qemu/qemu-system-x86_64
+	QEMU_CPU=${BENCH_CPU:-Skylake-PMU}
+	QEMU_MODEL=(-nodefaults -L /usr/share/seabios -L /usr/share/qemu)
+else
+	QEMU_BIN=${BENCH_QEMU:-qemu-system-x86_64}
+	QEMU_CPU=${BENCH_CPU:-max}
+fi
+echo "  QEMU    ${QEMU_BIN#"$ROOT"/} -cpu $QEMU_CPU"
 append="bench.reps=$REPS bench.scale=$SCALE bench.settle=$SETTLE"
 [ -n "$METRICS" ] && append="$append bench.only=$(echo $METRICS | tr ' ' ,)"
 
@@ -103,8 +120,8 @@ boot() {
 	local name=$1 kernel=$2 log=$3 t0=$SECONDS rc
 	echo "  BENCH   $name: booting ${kernel#"$ROOT"/}"
 	set +e
-	timeout --foreground -k 10 "$TIMEOUT" qemu-system-x86_64 \
-		-accel tcg,thread=single -cpu max -m 2G \
+	timeout --foreground -k 10 "$TIMEOUT" "$QEMU_BIN" "${QEMU_MODEL[@]}" \
+		-accel tcg,thread=single -cpu "$QEMU_CPU" -m 2G \
 		-smp 2,sockets=2,cores=1,threads=1 \
 		-icount shift=0,sleep=off -seed 1 \
 		-rtc clock=vm,base=2024-01-01T00:00:00 \

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -468,6 +469,171 @@ out:
 	return ret;
 }
 
+/* ---- the PMI ----------------------------------------------------------- */
+
+/* @n iterations of dec/jnz: 2n user instructions, no memory access */
+static void insn_loop(long n)
+{
+	asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+}
+
+#define PMI_PERIOD	10007
+#define PMI_PAGES	16
+
+/*
+ * The cost of one sample taken by a hardware counter: instructions:u
+ * sampled every PMI_PERIOD (IP, TID, TIME into a mapped buffer that the
+ * loop empties between repetitions), on a loop of 2 * iters
+ * instructions, less the same loop with the event disabled, per sample.
+ * Under icount that is the PMI's path through the kernel: the NMI, the
+ * driver, the overflow and the record. Needs a hardware PMU (the TCG PMU
+ * model): fails otherwise.
+ */
+static int b_pmi(const struct metric *m, long iters, double *ns)
+{
+	struct perf_event_attr a;
+	struct perf_event_mmap_page *pg;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = (1 + PMI_PAGES) * page;
+	double samples = (2.0 * iters) / PMI_PERIOD;
+	int fd, r, ret = -1;
+	void *map;
+
+	(void)m;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.sample_period = PMI_PERIOD;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.disabled = 1;
+	fd = perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return fail("instructions:u: %s (no hardware PMU?)", strerror(errno));
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		fail("mmap: %s", strerror(errno));
+		goto out_fd;
+	}
+	pg = map;
+	for (r = -1; r < reps; r++) {
+		long it = r < 0 ? iters / 4 + 1 : iters;
+		uint64_t t0, t1, t2;
+
+		t0 = rep_begin();
+		insn_loop(it);
+		t1 = now_ns();
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		insn_loop(it);
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		t2 = now_ns();
+		/* consumed: the next repetition starts with an empty buffer */
+		__atomic_store_n(&pg->data_tail,
+				 __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELEASE);
+		if (r >= 0)
+			ns[r] = ((double)(t2 - t1) - (double)(t1 - t0)) / samples;
+	}
+	if (!pg->data_head) {
+		fail("no samples written");
+		goto out_map;
+	}
+	ret = 0;
+out_map:
+	munmap(map, len);
+out_fd:
+	close(fd);
+	return ret;
+}
+
+/* ---- software samples ------------------------------------------------- */
+
+/* room for 3200 samples of 40 bytes: one repetition never loses any */
+#define FAULT_PAGES	32
+
+/*
+ * The cost of writing one sample: page-faults sampled on every fault
+ * (IP, TID, TIME, ADDR into a mapped buffer emptied between
+ * repetitions), on iters faults of fresh anonymous pages, less the same
+ * faults with the event disabled, per sample.
+ */
+static int b_sample_fault(const struct metric *m, long iters, double *ns)
+{
+	struct perf_event_attr a;
+	struct perf_event_mmap_page *pg;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = (1 + FAULT_PAGES) * page;
+	int fd, r, ret = -1, on;
+	void *map;
+
+	(void)m;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_ADDR;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.disabled = 1;
+	fd = perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return fail("page-faults: %s", strerror(errno));
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		fail("mmap: %s", strerror(errno));
+		goto out_fd;
+	}
+	pg = map;
+	for (r = -1; r < reps; r++) {
+		long it = r < 0 ? iters / 4 + 1 : iters;
+		uint64_t t[2];
+
+		rep_begin();
+		/* a warm-up pass (on = -1), so both measured ones find the
+		 * page tables and allocator in the same state
+		 */
+		for (on = -1; on < 2; on++) {
+			char *p = mmap(NULL, it * page, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			uint64_t t0;
+
+			if (p == MAP_FAILED) {
+				fail("mmap %ld pages: %s", it, strerror(errno));
+				goto out_map;
+			}
+			if (on > 0)
+				ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+			t0 = now_ns();
+			for (long i = 0; i < it; i++)
+				p[i * page] = 1;
+			if (on >= 0)
+				t[on] = now_ns() - t0;
+			if (on > 0)
+				ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+			munmap(p, it * page);
+		}
+		__atomic_store_n(&pg->data_tail,
+				 __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELEASE);
+		if (r >= 0)
+			ns[r] = ((double)t[1] - (double)t[0]) / it;
+	}
+	if (!pg->data_head) {
+		fail("no samples written");
+		goto out_map;
+	}
+	ret = 0;
+out_map:
+	munmap(map, len);
+out_fd:
+	close(fd);
+	return ret;
+}
+
 /* ---- driver ------------------------------------------------------------ */
 
 /* Iteration counts: about 20-40 ms of guest time per repetition. */
@@ -486,6 +652,8 @@ static const struct metric metrics[] = {
 	{ "ctxsw_inherit_16",	 b_ctxsw,	 2000,   16, 1, "ns/rt" },
 	{ "fork_exit_0",	 b_fork,	 200,    0, 0, "ns/op" },
 	{ "fork_exit_inherit_4", b_fork,	 200,    4, 1, "ns/op" },
+	{ "sample_fault",	 b_sample_fault, 2000,	 0, 0, "ns/sample" },
+	{ "pmi_sample",		 b_pmi,		 1000000, 0, 0, "ns/PMI" },
 };
 #define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
 
