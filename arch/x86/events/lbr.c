@@ -12,14 +12,6 @@
 
 #include "perf_event.h"
 
-#define LBR_SEL_JCC		BIT_ULL(2)
-#define LBR_SEL_REL_CALL	BIT_ULL(3)
-#define LBR_SEL_IND_CALL	BIT_ULL(4)
-#define LBR_SEL_RETURN		BIT_ULL(5)
-#define LBR_SEL_IND_JMP		BIT_ULL(6)
-#define LBR_SEL_REL_JMP		BIT_ULL(7)
-#define LBR_SEL_FAR		BIT_ULL(8)
-
 /* branch_sample_type bits that are not branch kinds */
 #define BST_NOT_KINDS	(PERF_SAMPLE_BRANCH_PLM_ALL |			\
 			 PERF_SAMPLE_BRANCH_NO_FLAGS |			\
@@ -34,13 +26,14 @@ static const struct {
 	u64	kinds;
 } lbr_kinds[] = {
 	{ PERF_SAMPLE_BRANCH_ANY,	X86_LBR_SEL_KINDS },
-	{ PERF_SAMPLE_BRANCH_ANY_CALL,	LBR_SEL_REL_CALL | LBR_SEL_IND_CALL |
-					LBR_SEL_FAR },
-	{ PERF_SAMPLE_BRANCH_ANY_RETURN, LBR_SEL_RETURN | LBR_SEL_FAR },
-	{ PERF_SAMPLE_BRANCH_IND_CALL,	LBR_SEL_IND_CALL },
-	{ PERF_SAMPLE_BRANCH_COND,	LBR_SEL_JCC },
-	{ PERF_SAMPLE_BRANCH_IND_JUMP,	LBR_SEL_IND_JMP },
-	{ PERF_SAMPLE_BRANCH_CALL,	LBR_SEL_REL_CALL },
+	{ PERF_SAMPLE_BRANCH_ANY_CALL,	X86_LBR_SEL_REL_CALL |
+					X86_LBR_SEL_IND_CALL | X86_LBR_SEL_FAR },
+	{ PERF_SAMPLE_BRANCH_ANY_RETURN, X86_LBR_SEL_RETURN |
+					 X86_LBR_SEL_FAR },
+	{ PERF_SAMPLE_BRANCH_IND_CALL,	X86_LBR_SEL_IND_CALL },
+	{ PERF_SAMPLE_BRANCH_COND,	X86_LBR_SEL_JCC },
+	{ PERF_SAMPLE_BRANCH_IND_JUMP,	X86_LBR_SEL_IND_JMP },
+	{ PERF_SAMPLE_BRANCH_CALL,	X86_LBR_SEL_REL_CALL },
 };
 
 /**
@@ -65,4 +58,20 @@ int x86_lbr_kinds(u64 bst, u64 *kinds)
 		}
 	}
 	return rest ? -EOPNOTSUPP : 0;
+}
+
+/**
+ * x86_lbr_sel - the LBR_SELECT value that lets @kinds through
+ * @bst: the event's branch_sample_type, for its privilege bits
+ * @kinds: the kind bits to record (from x86_lbr_kinds())
+ */
+u64 x86_lbr_sel(u64 bst, u64 kinds)
+{
+	u64 sel = X86_LBR_SEL_KINDS & ~kinds;
+
+	if (!(bst & PERF_SAMPLE_BRANCH_KERNEL))
+		sel |= X86_LBR_SEL_KERNEL;
+	if (!(bst & PERF_SAMPLE_BRANCH_USER))
+		sel |= X86_LBR_SEL_USER;
+	return sel;
 }

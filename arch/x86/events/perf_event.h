@@ -61,6 +61,7 @@ extern struct x86_pmu_hw x86_pmu_hw;
  * struct x86_pmu_ops - what a vendor driver tells the "cpu" PMU (pmu.c)
  * @pmu_name: caps/pmu_name in sysfs, NULL for none
  * @raw_mask: the config bits a PERF_TYPE_RAW event may set
+ * @format_event: format/event, where the event select is in config
  * @max_period: the longest period a counter can be loaded with
  * @event_map: PERF_COUNT_HW_* to a raw config, 0 if not supported
  * @constraint: the mask of counter indices that may count @config
@@ -70,12 +71,13 @@ extern struct x86_pmu_hw x86_pmu_hw;
  * @disable: stop counting on hwc->idx
  * @handle_irq: the PMI: returns the number of counters it handled
  * @cpu_reset: stop and clear every counter of this CPU (bring-up)
- * @attr_groups: format/ and events/ (pmu.c adds caps/ and rdpmc)
+ * @attr_groups: events/ (pmu.c adds format/, caps/ and rdpmc)
  * @lbr: the branch stack, if the CPU has one the driver knows
  */
 struct x86_pmu_ops {
 	const char	*pmu_name;
 	u64		raw_mask;
+	const char	*format_event;
 	u64		max_period;
 	u64		(*event_map)(int hw_event);
 	u64		(*constraint)(struct perf_event *event, u64 config);
@@ -138,11 +140,19 @@ bool x86_perf_event_set_period(struct perf_event *event);
 bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs);
 void x86_pmu_lbr_read(void);
 
-/* LBR_SELECT (Intel and AMD): suppress ring 0, rings 1-3, the kinds */
-#define X86_LBR_SEL_KERNEL	BIT_ULL(0)
-#define X86_LBR_SEL_USER	BIT_ULL(1)
+/* LBR_SELECT (Intel and AMD): a set bit suppresses */
+#define X86_LBR_SEL_KERNEL	BIT_ULL(0)	/* branches ending in ring 0 */
+#define X86_LBR_SEL_USER	BIT_ULL(1)	/* ... in rings 1-3 */
+#define X86_LBR_SEL_JCC		BIT_ULL(2)
+#define X86_LBR_SEL_REL_CALL	BIT_ULL(3)
+#define X86_LBR_SEL_IND_CALL	BIT_ULL(4)
+#define X86_LBR_SEL_RETURN	BIT_ULL(5)
+#define X86_LBR_SEL_IND_JMP	BIT_ULL(6)
+#define X86_LBR_SEL_REL_JMP	BIT_ULL(7)
+#define X86_LBR_SEL_FAR		BIT_ULL(8)
 #define X86_LBR_SEL_KINDS	GENMASK_ULL(8, 2)
 int x86_lbr_kinds(u64 branch_sample_type, u64 *kinds);
+u64 x86_lbr_sel(u64 branch_sample_type, u64 kinds);
 
 extern const struct x86_lbr_ops intel_lbr_skylake;
 extern struct x86_lbr_ops amd_lbr_v2;

@@ -493,6 +493,33 @@ static struct pmu x86_cpu_pmu = {
 	.read		= x86_pmu_read,
 };
 
+/* format/: the event select is the vendor's, the rest is common */
+static ssize_t event_show(struct device *dev, struct device_attribute *attr,
+			  char *page)
+{
+	return sysfs_emit(page, "%s\n", x86_ops->format_event);
+}
+static DEVICE_ATTR_RO(event);
+
+X86_PMU_STR_ATTR(x86_format_umask, "umask", "config:8-15");
+X86_PMU_STR_ATTR(x86_format_edge, "edge", "config:18");
+X86_PMU_STR_ATTR(x86_format_inv, "inv", "config:23");
+X86_PMU_STR_ATTR(x86_format_cmask, "cmask", "config:24-31");
+
+static struct attribute *x86_format_attrs[] = {
+	&dev_attr_event.attr,
+	&x86_format_umask.attr.attr,
+	&x86_format_edge.attr.attr,
+	&x86_format_inv.attr.attr,
+	&x86_format_cmask.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group x86_format_group = {
+	.name	= "format",
+	.attrs	= x86_format_attrs,
+};
+
 /* caps/: what perf reads to know the PMU */
 static ssize_t pmu_name_show(struct device *dev, struct device_attribute *attr,
 			     char *page)
@@ -619,6 +646,7 @@ int __init x86_pmu_register(const struct x86_pmu_ops *ops)
 	int i, n = 0, err;
 
 	x86_ops = ops;
+	x86_attr_groups[n++] = &x86_format_group;
 	for (i = 0; ops->attr_groups && ops->attr_groups[i]; i++) {
 		if (n >= X86_PMU_MAX_GROUPS - 3)
 			return -EINVAL;

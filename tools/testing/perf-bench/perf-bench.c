@@ -477,6 +477,54 @@ static void insn_loop(long n)
 	asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
 }
 
+/* A disabled sampling event on the caller, with its buffer mapped */
+struct sampler {
+	int fd;
+	size_t len;
+	struct perf_event_mmap_page *pg;
+};
+
+/* Open @a (@what names it in errors) and map 1 + @pages pages; 0 or -1 */
+static int sampler_open(struct sampler *sp, struct perf_event_attr *a,
+			int pages, const char *what)
+{
+	void *map;
+
+	a->size = sizeof(*a);
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->disabled = 1;
+	sp->fd = perf_open(a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (sp->fd < 0)
+		return fail("%s: %s", what, strerror(errno));
+	sp->len = (1 + pages) * sysconf(_SC_PAGESIZE);
+	map = mmap(NULL, sp->len, PROT_READ | PROT_WRITE, MAP_SHARED, sp->fd, 0);
+	if (map == MAP_FAILED) {
+		close(sp->fd);
+		return fail("mmap: %s", strerror(errno));
+	}
+	sp->pg = map;
+	return 0;
+}
+
+/* Everything written is consumed: the next repetition starts empty */
+static void sampler_consume(struct sampler *sp)
+{
+	__atomic_store_n(&sp->pg->data_tail,
+			 __atomic_load_n(&sp->pg->data_head, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+}
+
+/* Unmap and close; with @ret 0, fails if no sample was ever written */
+static int sampler_close(struct sampler *sp, int ret)
+{
+	if (!ret && !sp->pg->data_head)
+		ret = fail("no samples written");
+	munmap(sp->pg, sp->len);
+	close(sp->fd);
+	return ret;
+}
+
 #define PMI_PERIOD	10007
 #define PMI_PAGES	16
 
@@ -491,33 +539,19 @@ static void insn_loop(long n)
  */
 static int b_pmi(const struct metric *m, long iters, double *ns)
 {
-	struct perf_event_attr a;
-	struct perf_event_mmap_page *pg;
-	long page = sysconf(_SC_PAGESIZE);
-	size_t len = (1 + PMI_PAGES) * page;
 	double samples = (2.0 * iters) / PMI_PERIOD;
-	int fd, r, ret = -1;
-	void *map;
+	struct perf_event_attr a;
+	struct sampler sp;
+	int r;
 
 	(void)m;
 	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
 	a.type = PERF_TYPE_HARDWARE;
 	a.config = PERF_COUNT_HW_INSTRUCTIONS;
 	a.sample_period = PMI_PERIOD;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.disabled = 1;
-	fd = perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return fail("instructions:u: %s (no hardware PMU?)", strerror(errno));
-	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		fail("mmap: %s", strerror(errno));
-		goto out_fd;
-	}
-	pg = map;
+	if (sampler_open(&sp, &a, PMI_PAGES, "instructions:u (no hardware PMU?)"))
+		return -1;
 	for (r = -1; r < reps; r++) {
 		long it = r < 0 ? iters / 4 + 1 : iters;
 		uint64_t t0, t1, t2;
@@ -525,27 +559,15 @@ static int b_pmi(const struct metric *m, long iters, double *ns)
 		t0 = rep_begin();
 		insn_loop(it);
 		t1 = now_ns();
-		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		ioctl(sp.fd, PERF_EVENT_IOC_ENABLE, 0);
 		insn_loop(it);
-		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		ioctl(sp.fd, PERF_EVENT_IOC_DISABLE, 0);
 		t2 = now_ns();
-		/* consumed: the next repetition starts with an empty buffer */
-		__atomic_store_n(&pg->data_tail,
-				 __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE),
-				 __ATOMIC_RELEASE);
+		sampler_consume(&sp);
 		if (r >= 0)
 			ns[r] = ((double)(t2 - t1) - (double)(t1 - t0)) / samples;
 	}
-	if (!pg->data_head) {
-		fail("no samples written");
-		goto out_map;
-	}
-	ret = 0;
-out_map:
-	munmap(map, len);
-out_fd:
-	close(fd);
-	return ret;
+	return sampler_close(&sp, 0);
 }
 
 /* ---- software samples ------------------------------------------------- */
@@ -561,33 +583,20 @@ out_fd:
  */
 static int b_sample_fault(const struct metric *m, long iters, double *ns)
 {
-	struct perf_event_attr a;
-	struct perf_event_mmap_page *pg;
 	long page = sysconf(_SC_PAGESIZE);
-	size_t len = (1 + FAULT_PAGES) * page;
-	int fd, r, ret = -1, on;
-	void *map;
+	struct perf_event_attr a;
+	struct sampler sp;
+	int r, on;
 
 	(void)m;
 	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_PAGE_FAULTS;
 	a.sample_period = 1;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			PERF_SAMPLE_ADDR;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.disabled = 1;
-	fd = perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return fail("page-faults: %s", strerror(errno));
-	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		fail("mmap: %s", strerror(errno));
-		goto out_fd;
-	}
-	pg = map;
+	if (sampler_open(&sp, &a, FAULT_PAGES, "page-faults"))
+		return -1;
 	for (r = -1; r < reps; r++) {
 		long it = r < 0 ? iters / 4 + 1 : iters;
 		uint64_t t[2];
@@ -601,37 +610,25 @@ static int b_sample_fault(const struct metric *m, long iters, double *ns)
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			uint64_t t0;
 
-			if (p == MAP_FAILED) {
-				fail("mmap %ld pages: %s", it, strerror(errno));
-				goto out_map;
-			}
+			if (p == MAP_FAILED)
+				return sampler_close(&sp, fail("mmap %ld pages: %s",
+							       it, strerror(errno)));
 			if (on > 0)
-				ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+				ioctl(sp.fd, PERF_EVENT_IOC_ENABLE, 0);
 			t0 = now_ns();
 			for (long i = 0; i < it; i++)
 				p[i * page] = 1;
 			if (on >= 0)
 				t[on] = now_ns() - t0;
 			if (on > 0)
-				ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+				ioctl(sp.fd, PERF_EVENT_IOC_DISABLE, 0);
 			munmap(p, it * page);
 		}
-		__atomic_store_n(&pg->data_tail,
-				 __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE),
-				 __ATOMIC_RELEASE);
+		sampler_consume(&sp);
 		if (r >= 0)
 			ns[r] = ((double)t[1] - (double)t[0]) / it;
 	}
-	if (!pg->data_head) {
-		fail("no samples written");
-		goto out_map;
-	}
-	ret = 0;
-out_map:
-	munmap(map, len);
-out_fd:
-	close(fd);
-	return ret;
+	return sampler_close(&sp, 0);
 }
 
 /* ---- driver ------------------------------------------------------------ */

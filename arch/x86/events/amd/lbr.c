@@ -27,8 +27,6 @@
 #define AMD_LBR_TO_SPEC		BIT_ULL(62)
 #define AMD_LBR_IP_BITS		58
 
-static int amd_lbr_nr __ro_after_init = AMD_LBR_MAX;
-
 static int amd_lbr_select(u64 bst, u64 *sel)
 {
 	u64 kinds;
@@ -39,11 +37,7 @@ static int amd_lbr_select(u64 bst, u64 *sel)
 	err = x86_lbr_kinds(bst, &kinds);
 	if (err)
 		return err;
-	*sel = X86_LBR_SEL_KINDS & ~kinds;
-	if (!(bst & PERF_SAMPLE_BRANCH_KERNEL))
-		*sel |= X86_LBR_SEL_KERNEL;
-	if (!(bst & PERF_SAMPLE_BRANCH_USER))
-		*sel |= X86_LBR_SEL_USER;
+	*sel = x86_lbr_sel(bst, kinds);
 	return 0;
 }
 
@@ -70,7 +64,7 @@ static void amd_lbr_reset(void)
 {
 	int i;
 
-	for (i = 0; i < amd_lbr_nr; i++) {
+	for (i = 0; i < amd_lbr_v2.nr; i++) {
 		wrmsrl(MSR_AMD_SAMP_BR_FROM + 2 * i, 0);
 		wrmsrl(MSR_AMD_SAMP_BR_FROM + 2 * i + 1, 0);
 	}
@@ -88,7 +82,7 @@ static int amd_lbr_read(struct perf_branch_entry *e)
 	u64 from, to;
 	int i, n = 0;
 
-	for (i = 0; i < amd_lbr_nr; i++) {
+	for (i = 0; i < amd_lbr_v2.nr; i++) {
 		rdmsrl(MSR_AMD_SAMP_BR_FROM + 2 * i + 1, to);
 		if (!(to & (AMD_LBR_TO_VALID | AMD_LBR_TO_SPEC)))
 			continue;
@@ -122,9 +116,6 @@ int __init amd_lbr_init(void)
 	if (!boot_cpu_has(X86_FEATURE_AMD_LBR_V2))
 		return -ENODEV;
 	ebx.full = cpuid_ebx(0x80000022);
-	amd_lbr_nr = min_t(int, ebx.split.lbr_v2_stack_sz, AMD_LBR_MAX);
-	if (!amd_lbr_nr)
-		return -ENODEV;
-	amd_lbr_v2.nr = amd_lbr_nr;
-	return 0;
+	amd_lbr_v2.nr = min_t(int, ebx.split.lbr_v2_stack_sz, AMD_LBR_MAX);
+	return amd_lbr_v2.nr ? 0 : -ENODEV;
 }

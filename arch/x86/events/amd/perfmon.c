@@ -143,26 +143,6 @@ static void amd_cpu_reset(void)
 	}
 }
 
-X86_PMU_STR_ATTR(amd_format_event, "event", "config:0-7,32-35");
-X86_PMU_STR_ATTR(amd_format_umask, "umask", "config:8-15");
-X86_PMU_STR_ATTR(amd_format_edge, "edge", "config:18");
-X86_PMU_STR_ATTR(amd_format_inv, "inv", "config:23");
-X86_PMU_STR_ATTR(amd_format_cmask, "cmask", "config:24-31");
-
-static struct attribute *amd_format_attrs[] = {
-	&amd_format_event.attr.attr,
-	&amd_format_umask.attr.attr,
-	&amd_format_edge.attr.attr,
-	&amd_format_inv.attr.attr,
-	&amd_format_cmask.attr.attr,
-	NULL,
-};
-
-static const struct attribute_group amd_format_group = {
-	.name	= "format",
-	.attrs	= amd_format_attrs,
-};
-
 X86_PMU_STR_ATTR(amd_ev_cycles, "cpu-cycles", "event=0x76");
 X86_PMU_STR_ATTR(amd_ev_insns, "instructions", "event=0xc0");
 X86_PMU_STR_ATTR(amd_ev_br, "branch-instructions", "event=0xc2");
@@ -182,13 +162,13 @@ static const struct attribute_group amd_events_group = {
 };
 
 static const struct attribute_group *amd_attr_groups[] = {
-	&amd_format_group,
 	&amd_events_group,
 	NULL,
 };
 
 static struct x86_pmu_ops amd_ops __ro_after_init = {
 	.raw_mask	= AMD_RAW_MASK,
+	.format_event	= "config:0-7,32-35",
 	.event_map	= amd_event_map,
 	.constraint	= amd_constraint,
 	.counter	= amd_counter,

@@ -31,14 +31,11 @@
 #define LBR_SKL_NR		32
 
 /* MSR_LBR_SELECT beyond the common layout (../perf_event.h) */
-#define LBR_SEL_REL_CALL	BIT_ULL(3)
-#define LBR_SEL_IND_CALL	BIT_ULL(4)
-#define LBR_SEL_RETURN		BIT_ULL(5)
 #define LBR_SEL_CALL_STACK	BIT_ULL(9)
 
 static int intel_lbr_select(u64 bst, u64 *sel)
 {
-	u64 kinds;
+	u64 kinds, stack = 0;
 	int err;
 
 	err = x86_lbr_kinds(bst, &kinds);
@@ -46,16 +43,11 @@ static int intel_lbr_select(u64 bst, u64 *sel)
 		return err;
 	if (bst & PERF_SAMPLE_BRANCH_CALL_STACK) {
 		/* calls in, returns out: nothing else may reach the stack */
-		kinds = LBR_SEL_REL_CALL | LBR_SEL_IND_CALL | LBR_SEL_RETURN;
-		*sel = LBR_SEL_CALL_STACK;
-	} else {
-		*sel = 0;
+		kinds = X86_LBR_SEL_REL_CALL | X86_LBR_SEL_IND_CALL |
+			X86_LBR_SEL_RETURN;
+		stack = LBR_SEL_CALL_STACK;
 	}
-	*sel |= X86_LBR_SEL_KINDS & ~kinds;
-	if (!(bst & PERF_SAMPLE_BRANCH_KERNEL))
-		*sel |= X86_LBR_SEL_KERNEL;
-	if (!(bst & PERF_SAMPLE_BRANCH_USER))
-		*sel |= X86_LBR_SEL_USER;
+	*sel = stack | x86_lbr_sel(bst, kinds);
 	return 0;
 }
 

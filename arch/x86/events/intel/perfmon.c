@@ -239,27 +239,7 @@ static void intel_cpu_reset(void)
 	wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, intel_counter_bits());
 }
 
-/* format/ and events/ of the "cpu" PMU */
-X86_PMU_STR_ATTR(intel_format_event, "event", "config:0-7");
-X86_PMU_STR_ATTR(intel_format_umask, "umask", "config:8-15");
-X86_PMU_STR_ATTR(intel_format_edge, "edge", "config:18");
-X86_PMU_STR_ATTR(intel_format_inv, "inv", "config:23");
-X86_PMU_STR_ATTR(intel_format_cmask, "cmask", "config:24-31");
-
-static struct attribute *intel_format_attrs[] = {
-	&intel_format_event.attr.attr,
-	&intel_format_umask.attr.attr,
-	&intel_format_edge.attr.attr,
-	&intel_format_inv.attr.attr,
-	&intel_format_cmask.attr.attr,
-	NULL,
-};
-
-static const struct attribute_group intel_format_group = {
-	.name	= "format",
-	.attrs	= intel_format_attrs,
-};
-
+/* events/ of the "cpu" PMU */
 X86_PMU_STR_ATTR(intel_ev_cycles, "cpu-cycles", "event=0x3c");
 X86_PMU_STR_ATTR(intel_ev_insns, "instructions", "event=0xc0");
 X86_PMU_STR_ATTR(intel_ev_bus, "bus-cycles", "event=0x3c,umask=0x01");
@@ -299,7 +279,6 @@ static const struct attribute_group intel_events_group = {
 };
 
 static const struct attribute_group *intel_attr_groups[] = {
-	&intel_format_group,
 	&intel_events_group,
 	NULL,
 };
@@ -307,6 +286,7 @@ static const struct attribute_group *intel_attr_groups[] = {
 static struct x86_pmu_ops intel_ops __ro_after_init = {
 	.pmu_name	= intel_pmu_name,
 	.raw_mask	= X86_RAW_EVENT_MASK,
+	.format_event	= "config:0-7",
 	.event_map	= intel_event_map,
 	.constraint	= intel_constraint,
 	.counter	= intel_counter,
