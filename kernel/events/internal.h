@@ -42,8 +42,16 @@ struct perf_event_context {
 	/* active events on hardware PMUs, for exclusive groups */
 	int				nr_active_hw;
 	bool				is_active;
-	/* a flexible group did not fit: rotate on the next tick */
+	/*
+	 * A flexible group did not fit: rotate once rotate_ms (the shortest
+	 * perf_event_mux_interval_ms of the PMUs that refused a group since
+	 * the context was scheduled in or rotated) have passed since
+	 * last_rotation (jiffies), which follows the tick while no rotation
+	 * is needed.
+	 */
 	bool				rotate_necessary;
+	int				rotate_ms;
+	unsigned long			last_rotation;
 	/* fork is walking the group lists: keep their order */
 	bool				rotate_disable;
 	/* the exclusive group on the PMUs, which nothing else may join */
@@ -66,12 +74,10 @@ struct perf_event_context {
  * struct perf_cpu_context - per-CPU state of the core
  * @ctx: the CPU-wide events of this CPU
  * @task_ctx: the task context currently scheduled here, if any
- * @last_rotation: jiffies of the last multiplexing rotation
  */
 struct perf_cpu_context {
 	struct perf_event_context	ctx;
 	struct perf_event_context	*task_ctx;
-	unsigned long			last_rotation;
 	bool				online;
 };
 
@@ -132,7 +138,6 @@ struct perf_buffer {
 /* pmu.c */
 struct pmu *perf_pmu_find(struct perf_event *event);
 int perf_pmu_sysfs_init(void);
-int perf_mux_interval_ms_default(void);
 
 /* event.c */
 struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,

@@ -27,11 +27,6 @@ static DEFINE_IDR(pmu_idr);
 DEFINE_STATIC_SRCU(pmus_srcu);
 static bool pmu_bus_running;
 
-int perf_mux_interval_ms_default(void)
-{
-	return PERF_MUX_INTERVAL_MS;
-}
-
 static ssize_t type_show(struct device *dev, struct device_attribute *attr,
 			 char *page)
 {

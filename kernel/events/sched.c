@@ -138,6 +138,17 @@ void perf_event_sched_out(struct perf_event_context *ctx,
 		perf_event_update_userpage(event);
 }
 
+/* A flexible group of @pmu did not fit: multiplex at @pmu's interval. */
+static void perf_ctx_need_rotation(struct perf_event_context *ctx,
+				   struct pmu *pmu)
+{
+	int ms = READ_ONCE(pmu->hrtimer_interval_ms);
+
+	if (!ctx->rotate_necessary || ms < ctx->rotate_ms)
+		ctx->rotate_ms = ms;
+	ctx->rotate_necessary = true;
+}
+
 /**
  * perf_group_sched_in - put a group on the PMU, all or nothing
  *
@@ -208,7 +219,7 @@ fail_busy:
 	if (leader->attr.pinned)
 		perf_event_set_state(leader, PERF_EVENT_STATE_ERROR);
 	else
-		ctx->rotate_necessary = true;
+		perf_ctx_need_rotation(ctx, pmu);
 	return err;
 }
 
@@ -262,6 +273,8 @@ void perf_ctx_sched_out(struct perf_event_context *ctx)
 		perf_group_sched_out(ctx, leader);
 	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
 		perf_group_sched_out(ctx, leader);
+	/* the next schedule-in finds out afresh, at the intervals then */
+	ctx->rotate_necessary = false;
 	ctx->is_active = false;
 	ctx->active_cpu = -1;
 	if (this_cpu_read(perf_cpu_context.task_ctx) == ctx)
@@ -303,6 +316,27 @@ static void perf_ctx_rotate(struct perf_event_context *ctx)
 		return;
 	list_rotate_left(&ctx->flexible_groups);
 	perf_ctx_resched(ctx);
+}
+
+/*
+ * The tick's look at one context: while nothing needs rotating the
+ * clock follows the tick, so the first rotation comes a full interval
+ * after the context overcommitted its PMUs.
+ */
+static void perf_ctx_rotate_tick(struct perf_event_context *ctx)
+{
+	if (!READ_ONCE(ctx->rotate_necessary)) {
+		WRITE_ONCE(ctx->last_rotation, jiffies);
+		return;
+	}
+	raw_spin_lock(&ctx->lock);
+	if (ctx->is_active && ctx->active_cpu == smp_processor_id() &&
+	    !time_before(jiffies, ctx->last_rotation +
+			 msecs_to_jiffies(ctx->rotate_ms))) {
+		ctx->last_rotation = jiffies;
+		perf_ctx_rotate(ctx);
+	}
+	raw_spin_unlock(&ctx->lock);
 }
 
 /**
@@ -352,37 +386,22 @@ out:
  * perf_event_task_tick - the scheduler tick, with IRQs off
  *
  * Rotates flexible groups that did not all fit, once per multiplexing
- * interval.
+ * interval of their PMU (sysfs perf_event_mux_interval_ms).
  */
 void perf_event_task_tick(void)
 {
 	struct perf_cpu_context *cpuctx = this_cpu_ptr(&perf_cpu_context);
 	struct perf_event_context *ctx;
-	unsigned long interval;
 
 	lockdep_assert_irqs_disabled();
 
 	/* a new throttling period; restart what the last one stopped */
 	perf_event_throttle_tick(cpuctx);
 
-	interval = msecs_to_jiffies(perf_mux_interval_ms_default());
-	if (time_before(jiffies, cpuctx->last_rotation + interval))
-		return;
-	cpuctx->last_rotation = jiffies;
-
-	if (cpuctx->ctx.rotate_necessary) {
-		raw_spin_lock(&cpuctx->ctx.lock);
-		perf_ctx_rotate(&cpuctx->ctx);
-		raw_spin_unlock(&cpuctx->ctx.lock);
-	}
-
+	perf_ctx_rotate_tick(&cpuctx->ctx);
 	ctx = cpuctx->task_ctx;
-	if (ctx && ctx->rotate_necessary) {
-		raw_spin_lock(&ctx->lock);
-		if (ctx->is_active && ctx->active_cpu == smp_processor_id())
-			perf_ctx_rotate(ctx);
-		raw_spin_unlock(&ctx->lock);
-	}
+	if (ctx)
+		perf_ctx_rotate_tick(ctx);
 }
 
 /**

@@ -67,14 +67,65 @@ int perf_swevent_set_period(struct perf_event *event)
 	return 0;
 }
 
-static bool perf_tp_event_match(struct perf_event *event, void *record,
-				struct pt_regs *regs)
+/* @event sees the hit: counts it, or samples it with the record */
+static void perf_tp_hit(struct perf_event *event, u64 count, void *record,
+			struct perf_raw_record *raw, struct pt_regs *regs)
 {
-	if (perf_hit_excluded(event, regs))
-		return false;
+	struct perf_sample_data data;
+
 	if (event->filter && !filter_match_preds(event->filter, record))
-		return false;
-	return true;
+		return;
+	if (!is_sampling_event(event)) {
+		local64_add(count, &event->count);
+		return;
+	}
+	perf_sample_data_init(&data, 0, 0);
+	data.raw = raw;
+	data.sample_flags |= PERF_SAMPLE_RAW;
+	perf_swevent_hit(event, count, &data, regs);
+}
+
+/*
+ * A hit about @task, in someone else's context: the events of @task's
+ * context for this tracepoint that are bound to this CPU see it (an
+ * event on all CPUs does not: as in 6.12, only per-CPU events of a task
+ * do). Such an event is on no PMU while @task is not current here, so
+ * nothing else updates its count; ctx->lock keeps the list still. The
+ * scheduler takes ctx->lock under the runqueue lock too, which is where
+ * sched_wakeup fires. No SIGTRAP can go to another task.
+ */
+static void perf_tp_task_hit(struct task_struct *task, u16 event_type,
+			     u64 count, void *record,
+			     struct perf_raw_record *raw, struct pt_regs *regs)
+{
+	struct perf_event_context *ctx;
+	struct perf_event *event;
+	unsigned long flags;
+
+	rcu_read_lock();
+	ctx = rcu_dereference(task->perf_event_ctxp);
+	if (!ctx)
+		goto out;
+	raw_spin_lock_irqsave(&ctx->lock, flags);
+	if (ctx->dead)
+		goto unlock;
+	list_for_each_entry(event, &ctx->event_list, event_entry) {
+		if (event->attr.type != PERF_TYPE_TRACEPOINT ||
+		    event->attr.config != event_type ||
+		    event->cpu != smp_processor_id() ||
+		    event->state < PERF_EVENT_STATE_INACTIVE ||
+		    event->attr.sigtrap)
+			continue;
+		/* stopped, as off the PMU: only the privilege levels apply */
+		if (regs && (user_mode(regs) ? event->attr.exclude_user
+					     : event->attr.exclude_kernel))
+			continue;
+		perf_tp_hit(event, count, record, raw, regs);
+	}
+unlock:
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+out:
+	rcu_read_unlock();
 }
 
 /**
@@ -84,8 +135,13 @@ static bool perf_tp_event_match(struct perf_event *event, void *record,
  * @entry_size: its size in bytes
  * @head: this CPU's list of the tracepoint's events on the PMU
  * @rctx: from perf_swevent_get_recursion_context(), released here
- * @task: a task the tracepoint is about; only events on this CPU's
- *	  list see the hit (not events of @task's own context)
+ * @task: a task the tracepoint is about (the woken task of
+ *	  sched_waking/sched_wakeup, the task of sched_stat_*), or NULL
+ *
+ * The events on this CPU's list see the hit; so do @task's enabled
+ * events for this tracepoint bound to this CPU when @task is not
+ * current, which is how per-CPU events on a sleeping task count its
+ * wakeups.
  */
 void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size,
 		   struct pt_regs *regs, struct hlist_head *head, int rctx,
@@ -94,27 +150,19 @@ void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size,
 	struct perf_raw_record raw = {
 		.frag = { .size = entry_size, .data = record },
 	};
-	struct perf_sample_data data;
 	struct perf_event *event;
 
 	/* the common fields (type, flags, preempt count, pid) for filters */
 	perf_trace_buf_update(record, event_type);
 	if (head) {
 		rcu_read_lock();
-		hlist_for_each_entry_rcu(event, head, hlist_entry) {
-			if (!perf_tp_event_match(event, record, regs))
-				continue;
-			if (!is_sampling_event(event)) {
-				local64_add(count, &event->count);
-				continue;
-			}
-			perf_sample_data_init(&data, 0, 0);
-			data.raw = &raw;
-			data.sample_flags |= PERF_SAMPLE_RAW;
-			perf_swevent_hit(event, count, &data, regs);
-		}
+		hlist_for_each_entry_rcu(event, head, hlist_entry)
+			if (!perf_hit_excluded(event, regs))
+				perf_tp_hit(event, count, record, &raw, regs);
 		rcu_read_unlock();
 	}
+	if (task && task != current)
+		perf_tp_task_hit(task, event_type, count, record, &raw, regs);
 	perf_swevent_put_recursion_context(rctx);
 }
 EXPORT_SYMBOL_GPL(perf_tp_event);
@@ -127,7 +175,7 @@ void perf_trace_run_bpf_submit(void *raw_data, int size, int rctx,
 			       struct pt_regs *regs, struct hlist_head *head,
 			       struct task_struct *task)
 {
-	if (!head || hlist_empty(head)) {
+	if ((!head || hlist_empty(head)) && !task) {
 		perf_swevent_put_recursion_context(rctx);
 		return;
 	}

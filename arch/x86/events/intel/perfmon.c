@@ -44,7 +44,9 @@
 				 ARCH_PERFMON_EVENTSEL_INV |		\
 				 ARCH_PERFMON_EVENTSEL_CMASK)
 
+/* this CPU's GLOBAL_CTRL and FIXED_CTR_CTRL: a bit changes without a rdmsr */
 static DEFINE_PER_CPU(u64, intel_global_ctrl);
+static DEFINE_PER_CPU(u64, intel_fixed_ctrl);
 static bool intel_fw_writes __read_mostly;
 static char intel_pmu_name[24] __ro_after_init;
 
@@ -146,7 +148,7 @@ static void intel_global_ctrl_set(u64 bit, bool on)
 /* FIXED_CTR_CTRL nibble of fixed counter @i: OS, USR, PMI as the config */
 static void intel_fixed_ctrl_set(int i, u64 config)
 {
-	u64 ctrl, bits = 0;
+	u64 old, ctrl, bits = 0;
 
 	if (config & ARCH_PERFMON_EVENTSEL_OS)
 		bits |= INTEL_FIXED_0_KERNEL;
@@ -155,9 +157,12 @@ static void intel_fixed_ctrl_set(int i, u64 config)
 	if (config & ARCH_PERFMON_EVENTSEL_INT)
 		bits |= INTEL_FIXED_0_ENABLE_PMI;
 
-	rdmsrl(MSR_CORE_PERF_FIXED_CTR_CTRL, ctrl);
-	ctrl &= ~(0xfULL << (i * INTEL_FIXED_BITS_STRIDE));
+	old = this_cpu_read(intel_fixed_ctrl);
+	ctrl = old & ~(0xfULL << (i * INTEL_FIXED_BITS_STRIDE));
 	ctrl |= bits << (i * INTEL_FIXED_BITS_STRIDE);
+	if (ctrl == old)
+		return;
+	this_cpu_write(intel_fixed_ctrl, ctrl);
 	wrmsrl(MSR_CORE_PERF_FIXED_CTR_CTRL, ctrl);
 }
 
@@ -234,6 +239,7 @@ static void intel_cpu_reset(void)
 	this_cpu_write(intel_global_ctrl, 0);
 	for (i = 0; i < x86_pmu_hw.num_counters_gp; i++)
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + i, 0);
+	this_cpu_write(intel_fixed_ctrl, 0);
 	if (x86_pmu_hw.num_counters_fixed)
 		wrmsrl(MSR_CORE_PERF_FIXED_CTR_CTRL, 0);
 	wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, intel_counter_bits());

@@ -143,19 +143,28 @@ static inline int pt_ioctl(int fd, unsigned long req)
 	return ioctl(fd, req, 0);
 }
 
-static inline int pt_read_int_file(const char *path, long long *val)
+/* The start of a file as a string (@size - 1 bytes at most); 0 or -1. */
+static inline int pt_read_file(const char *path, char *buf, size_t size)
 {
-	char buf[64];
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
+	return 0;
+}
+
+static inline int pt_read_int_file(const char *path, long long *val)
+{
+	char buf[64];
+
+	if (pt_read_file(path, buf, sizeof(buf)))
+		return -1;
 	*val = strtoll(buf, NULL, 0);
 	return 0;
 }

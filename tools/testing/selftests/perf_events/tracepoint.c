@@ -15,6 +15,8 @@
 
 #define TRACEFS		"/sys/kernel/tracing"
 #define TP_DIR		TRACEFS "/events/signal/signal_generate"
+/* per-CPU events in the test of a tracepoint about another task */
+#define PT_MAX_CPUS	64
 
 struct tp_field {
 	int off;
@@ -267,6 +269,113 @@ TEST_F(tp, period_three_samples_every_third_hit)
 	pt_recs_free(&r);
 	pt_rb_unmap(&rb);
 	close(fd);
+}
+
+/* A child that sleeps in read() on @fd until it reads 'q' */
+static pid_t sleeper(int fd)
+{
+	pid_t pid = fork();
+	char c;
+
+	if (pid == 0) {
+		int i;
+
+		/* the write ends too: the test's exit is then an EOF here */
+		for (i = 3; i < 64; i++)
+			if (i != fd)
+				close(i);
+		while (read(fd, &c, 1) == 1 && c != 'q')
+			;
+		_exit(0);
+	}
+	return pid;
+}
+
+/* Wait until @pid is asleep (state S): in its read(), given its loop */
+static int wait_sleeping(pid_t pid)
+{
+	char path[64], buf[256], *st;
+	int tries;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (tries = 0; tries < 1000000; tries++) {
+		if (pt_read_file(path, buf, sizeof(buf)))
+			return -1;
+		st = strrchr(buf, ')');
+		if (st && st[1] == ' ' && st[2] == 'S')
+			return 0;
+		/* no timer sleep: its wakeup would be a sched_waking too */
+		sched_yield();
+	}
+	return -1;
+}
+
+/*
+ * sched:sched_waking fires in the waker but names the woken task
+ * (__perf_task): the task's events bound to the waker's CPU count each
+ * of its wakeups, so per-CPU events opened on a sleeping task add up to
+ * its wakeups, and only its own (the filter on the record's pid keeps
+ * out wakeups of others that happen while the task itself runs). An
+ * event on all CPUs (cpu -1) of the task does not see them, as in 6.12.
+ */
+TEST(tracepoint_about_another_task_counts_in_its_context)
+{
+	struct perf_event_attr attr;
+	int p[2][2], fd[2][PT_MAX_CPUS], any[2], i, t, cpu, ncpu;
+	static const int wakeups[2] = { 5, 3 };
+	long long id, sum;
+	char filter[64];
+	pid_t c[2];
+
+	if (tp_id() < 0 ||
+	    pt_read_int_file(TRACEFS "/events/sched/sched_waking/id", &id))
+		SKIP(return, "no sched:sched_waking tracepoint");
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	ASSERT_GE(PT_MAX_CPUS, ncpu);
+	for (t = 0; t < 2; t++) {
+		ASSERT_EQ(0, pipe(p[t]));
+		c[t] = sleeper(p[t][0]);
+		ASSERT_LT(0, c[t]);
+	}
+
+	tp_attr(&attr, id, 0, 0);
+	attr.disabled = 0;
+	for (t = 0; t < 2; t++) {
+		snprintf(filter, sizeof(filter), "pid == %d", c[t]);
+		for (cpu = 0; cpu < ncpu; cpu++) {
+			fd[t][cpu] = sys_perf_event_open(&attr, c[t], cpu, -1, 0);
+			ASSERT_LE(0, fd[t][cpu]) TH_LOG("open: %s", strerror(errno));
+			ASSERT_EQ(0, ioctl(fd[t][cpu], PERF_EVENT_IOC_SET_FILTER,
+					   filter));
+		}
+		any[t] = sys_perf_event_open(&attr, c[t], -1, -1, 0);
+		ASSERT_LE(0, any[t]);
+		ASSERT_EQ(0, ioctl(any[t], PERF_EVENT_IOC_SET_FILTER, filter));
+	}
+
+	/* 5 wakeups of the first, 3 of the second, each asleep in read() */
+	for (t = 0; t < 2; t++) {
+		for (i = 0; i < wakeups[t]; i++) {
+			ASSERT_EQ(0, wait_sleeping(c[t]));
+			ASSERT_EQ(1, write(p[t][1], "x", 1));
+		}
+	}
+	for (t = 0; t < 2; t++) {
+		ASSERT_EQ(0, wait_sleeping(c[t]));
+		sum = 0;
+		for (cpu = 0; cpu < ncpu; cpu++)
+			sum += pt_read1(fd[t][cpu]);
+		EXPECT_EQ(wakeups[t], sum) TH_LOG("task %d", t);
+		EXPECT_EQ(0, pt_read1(any[t]));
+	}
+
+	for (t = 0; t < 2; t++) {
+		for (cpu = 0; cpu < ncpu; cpu++)
+			close(fd[t][cpu]);
+		close(any[t]);
+		ASSERT_EQ(1, write(p[t][1], "q", 1));
+		waitpid(c[t], NULL, 0);
+	}
 }
 
 /* perf record -e signal:signal_generate; perf script prints the fields */
