@@ -32,6 +32,7 @@ static void perf_ctx_init(struct perf_event_context *ctx,
 	ctx->task = task;
 	ctx->cpu = cpu;
 	ctx->active_cpu = -1;
+	ctx->last_rotation = jiffies;
 }
 
 /**
@@ -211,6 +212,11 @@ int perf_ctx_call(struct perf_event_context *ctx, perf_ctx_fn fn, void *info)
 	}
 }
 
+static bool perf_event_is_cpu_tp(struct perf_event *event)
+{
+	return event->attr.type == PERF_TYPE_TRACEPOINT && event->cpu != -1;
+}
+
 /* Link an event into a context's lists. ctx->lock held. */
 void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 			       struct perf_event *event)
@@ -220,6 +226,8 @@ void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 	event->tstamp = perf_ctx_time_now(ctx);
 	list_add_tail(&event->event_entry, &ctx->event_list);
 	ctx->nr_events++;
+	if (perf_event_is_cpu_tp(event))
+		ctx->nr_cpu_tp++;
 
 	if (leader == event) {
 		if (event->attr.pinned)
@@ -243,6 +251,8 @@ void perf_ctx_unlink_event_locked(struct perf_event_context *ctx,
 {
 	list_del_init(&event->event_entry);
 	ctx->nr_events--;
+	if (perf_event_is_cpu_tp(event))
+		ctx->nr_cpu_tp--;
 	if (event->group_leader == event)
 		list_del_init(&event->group_entry);
 }
@@ -277,6 +287,8 @@ void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 
 	list_del_init(&event->event_entry);
 	ctx->nr_events--;
+	if (perf_event_is_cpu_tp(event))
+		ctx->nr_cpu_tp--;
 
 	if (event->group_leader == event) {
 		list_del_init(&event->group_entry);

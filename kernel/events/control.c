@@ -229,7 +229,13 @@ void perf_event_disable_local(struct perf_event *event)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&ctx->lock, flags);
-	perf_ctx_update_time(ctx);
+	/*
+	 * A tracepoint hit about another task (tracepoint.c) overflows an
+	 * event on no PMU, whose context may be live on another CPU: its
+	 * clock is that CPU's to advance.
+	 */
+	if (ctx->active_cpu == smp_processor_id())
+		perf_ctx_update_time(ctx);
 	__perf_event_disable(ctx, event);
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 }

@@ -38,6 +38,8 @@ struct perf_event_context {
 	struct list_head		pinned_groups;
 	struct list_head		flexible_groups;
 	int				nr_events;
+	/* tracepoint events bound to a CPU, which perf_tp_task_hit() seeks */
+	int				nr_cpu_tp;
 	int				nr_active;
 	/* active events on hardware PMUs, for exclusive groups */
 	int				nr_active_hw;
@@ -296,6 +298,7 @@ int perf_max_samples_per_tick(void);
 
 /* tracepoint.c */
 #ifdef CONFIG_EVENT_TRACING
+void perf_tp_pmu_ops(struct pmu *pmu);
 int perf_tracepoint_register(void);
 int perf_tracepoint_set_filter(struct perf_event *event, void __user *arg);
 #else
@@ -305,6 +308,13 @@ static inline int perf_tracepoint_set_filter(struct perf_event *event,
 {
 	return -EINVAL;
 }
+#endif
+
+/* kprobe.c */
+#ifdef CONFIG_KPROBE_EVENTS
+int perf_kprobe_register(void);
+#else
+static inline int perf_kprobe_register(void) { return 0; }
 #endif
 
 /* breakpoints */

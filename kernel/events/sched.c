@@ -144,8 +144,19 @@ static void perf_ctx_need_rotation(struct perf_event_context *ctx,
 {
 	int ms = READ_ONCE(pmu->hrtimer_interval_ms);
 
-	if (!ctx->rotate_necessary || ms < ctx->rotate_ms)
+	if (!ctx->rotate_necessary) {
 		ctx->rotate_ms = ms;
+		/*
+		 * A clock older than the interval (a context idle, or not
+		 * current at the ticks, since) starts again now, so the
+		 * first rotation comes a full interval after the need.
+		 */
+		if (time_after(jiffies, ctx->last_rotation +
+			       msecs_to_jiffies(ms)))
+			ctx->last_rotation = jiffies;
+	} else if (ms < ctx->rotate_ms) {
+		ctx->rotate_ms = ms;
+	}
 	ctx->rotate_necessary = true;
 }
 
@@ -309,13 +320,14 @@ void perf_ctx_resched(struct perf_event_context *ctx)
  * Multiplexing: move the first flexible group to the end, so each group
  * gets its turn on a PMU that cannot hold them all.
  */
-static void perf_ctx_rotate(struct perf_event_context *ctx)
+static bool perf_ctx_rotate(struct perf_event_context *ctx)
 {
 	if (!ctx->rotate_necessary || ctx->rotate_disable ||
 	    list_empty(&ctx->flexible_groups))
-		return;
+		return false;
 	list_rotate_left(&ctx->flexible_groups);
 	perf_ctx_resched(ctx);
+	return true;
 }
 
 /*
@@ -332,10 +344,9 @@ static void perf_ctx_rotate_tick(struct perf_event_context *ctx)
 	raw_spin_lock(&ctx->lock);
 	if (ctx->is_active && ctx->active_cpu == smp_processor_id() &&
 	    !time_before(jiffies, ctx->last_rotation +
-			 msecs_to_jiffies(ctx->rotate_ms))) {
+			 msecs_to_jiffies(ctx->rotate_ms)) &&
+	    perf_ctx_rotate(ctx))
 		ctx->last_rotation = jiffies;
-		perf_ctx_rotate(ctx);
-	}
 	raw_spin_unlock(&ctx->lock);
 }
 

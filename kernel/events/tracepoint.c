@@ -104,7 +104,8 @@ static void perf_tp_task_hit(struct task_struct *task, u16 event_type,
 
 	rcu_read_lock();
 	ctx = rcu_dereference(task->perf_event_ctxp);
-	if (!ctx)
+	/* most contexts have none: no lock on every wakeup */
+	if (!ctx || !READ_ONCE(ctx->nr_cpu_tp))
 		goto out;
 	raw_spin_lock_irqsave(&ctx->lock, flags);
 	if (ctx->dead)
@@ -234,15 +235,25 @@ static void perf_tp_read(struct perf_event *event)
 {
 }
 
+/**
+ * perf_tp_pmu_ops - make @pmu schedule its events as tracepoint events
+ *
+ * For PMUs whose event_init attaches a trace event to the event (the
+ * kprobe PMU): adding it puts it on the trace event's per-CPU list.
+ */
+void perf_tp_pmu_ops(struct pmu *pmu)
+{
+	pmu->capabilities = PERF_PMU_CAP_NO_NMI;
+	pmu->task_ctx_nr = perf_sw_context;
+	pmu->add = perf_tp_add;
+	pmu->del = perf_tp_del;
+	pmu->start = perf_tp_start;
+	pmu->stop = perf_tp_stop;
+	pmu->read = perf_tp_read;
+}
+
 static struct pmu perf_tracepoint_pmu = {
-	.capabilities	= PERF_PMU_CAP_NO_NMI,
-	.task_ctx_nr	= perf_sw_context,
 	.event_init	= perf_tp_event_init,
-	.add		= perf_tp_add,
-	.del		= perf_tp_del,
-	.start		= perf_tp_start,
-	.stop		= perf_tp_stop,
-	.read		= perf_tp_read,
 };
 
 /**
@@ -265,6 +276,7 @@ int perf_tracepoint_set_filter(struct perf_event *event, void __user *arg)
 
 int __init perf_tracepoint_register(void)
 {
+	perf_tp_pmu_ops(&perf_tracepoint_pmu);
 	return perf_pmu_register(&perf_tracepoint_pmu, "tracepoint",
 				 PERF_TYPE_TRACEPOINT);
 }

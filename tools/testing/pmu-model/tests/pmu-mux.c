@@ -4,7 +4,7 @@
  * perf_event_mux_interval_ms (run as root).
  *
  * NEV branch events (general counters only, on both models) are opened
- * on this task, each its own flexible group: the model's general
+ * by a new process on itself, each its own flexible group: the model's general
  * counters (4 on Intel, 6 on AMD) hold only some of them. Around a loop
  * of about 40 ms of guest time (icount: 1 ns per instruction; HZ ticks):
  * - interval 1 ms: rotation gives every event some running time, and
@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <linux/perf_event.h>
 
 #define NEV	8
@@ -73,14 +74,16 @@ struct val {
 };
 
 /*
- * Open the events disabled, enable them in order (the first ones take
- * the counters), run the loop and read them while still enabled: a
- * disable frees a counter, which would let a waiting event on.
+ * In a new process (a new context, whose multiplexing starts afresh):
+ * open the events disabled, enable them in order (the first ones take
+ * the counters), run the loop and read them while still enabled (a
+ * disable frees a counter, which would let a waiting event on).
  */
-static int run(struct val *v)
+static void run_child(int out)
 {
 	struct perf_event_attr attr;
-	int fd[NEV], i, ret = 0;
+	struct val v[NEV];
+	int fd[NEV], i;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
@@ -96,9 +99,7 @@ static int run(struct val *v)
 		if (fd[i] < 0) {
 			printf("not ok perf_event_open %d: %s\n", i,
 			       strerror(errno));
-			while (i--)
-				close(fd[i]);
-			return -1;
+			_exit(1);
 		}
 	}
 	for (i = 0; i < NEV; i++)
@@ -106,15 +107,37 @@ static int run(struct val *v)
 	loop(LOOPS);
 	for (i = 0; i < NEV; i++)
 		if (read(fd[i], &v[i], sizeof(v[i])) != sizeof(v[i]))
-			ret = -1;
-	for (i = 0; i < NEV; i++)
-		close(fd[i]);
+			_exit(1);
+	if (write(out, v, sizeof(v)) != sizeof(v))
+		_exit(1);
+	_exit(0);
+}
+
+static int run(struct val *v)
+{
+	int p[2], i, status;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		run_child(p[1]);
+	close(p[1]);
+	i = read(p[0], v, sizeof(*v) * NEV);
+	close(p[0]);
+	if (waitpid(pid, &status, 0) != pid || status ||
+	    i != (int)sizeof(*v) * NEV)
+		return -1;
 	for (i = 0; i < NEV; i++)
 		printf("# event %d: count %llu enabled %llu running %llu\n", i,
 		       (unsigned long long)v[i].count,
 		       (unsigned long long)v[i].enabled,
 		       (unsigned long long)v[i].running);
-	return ret;
+	return 0;
 }
 
 static long old;

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kprobe PMU: perf_event_open() makes a kprobe (or, with the
+ * format's retprobe bit, a kretprobe) at kprobe_func + probe_offset or
+ * at kprobe_addr, which goes with the event. Counted per task, exactly:
+ * the probe is on getppid's system call entry, which nothing else in
+ * this task reaches. Run as root and as a user (who gets EACCES).
+ */
+#include "perf_test.h"
+
+#define KPROBE_PMU	"/sys/bus/event_source/devices/kprobe"
+#define FUNC		"__x64_sys_getppid"
+
+static int kprobe_type(void)
+{
+	long long type;
+
+	if (pt_read_int_file(KPROBE_PMU "/type", &type))
+		return -1;
+	return (int)type;
+}
+
+static void kp_attr(struct perf_event_attr *attr, int type, __u64 config,
+		    const char *func, __u64 addr_or_offset)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	attr->config = config;
+	attr->kprobe_func = (__u64)(unsigned long)func;
+	attr->probe_offset = addr_or_offset;	/* kprobe_addr when !func */
+	attr->disabled = 1;
+}
+
+/* @n getppid system calls between enable and disable; the count */
+static long long count_getppid(int fd, int n)
+{
+	int i;
+
+	if (pt_ioctl(fd, PERF_EVENT_IOC_ENABLE))
+		return -1;
+	for (i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	if (pt_ioctl(fd, PERF_EVENT_IOC_DISABLE))
+		return -1;
+	return pt_read1(fd);
+}
+
+/* FUNC's address from /proc/kallsyms (root sees it), or 0 */
+static unsigned long long kallsyms_addr(const char *name)
+{
+	unsigned long long addr = 0, a;
+	char line[256], sym[128], t;
+	FILE *fp = fopen("/proc/kallsyms", "r");
+
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%llx %c %127s", &a, &t, sym) == 3 &&
+		    !strcmp(sym, name)) {
+			addr = a;
+			break;
+		}
+	}
+	fclose(fp);
+	return addr;
+}
+
+FIXTURE(kp)
+{
+	int type;
+};
+
+FIXTURE_SETUP(kp)
+{
+	self->type = kprobe_type();
+	if (self->type < 0)
+		SKIP(return, "no kprobe PMU (CONFIG_KPROBE_EVENTS)");
+}
+
+FIXTURE_TEARDOWN(kp)
+{
+}
+
+TEST_F(kp, format_retprobe_is_config_bit_0)
+{
+	char buf[64];
+
+	ASSERT_EQ(0, pt_read_file(KPROBE_PMU "/format/retprobe", buf,
+				  sizeof(buf)));
+	EXPECT_STREQ("config:0\n", buf);
+}
+
+TEST_F(kp, kprobe_counts_each_entry)
+{
+	struct perf_event_attr attr;
+	int fd, fd2;
+
+	if (geteuid())
+		SKIP(return, "root only");
+	kp_attr(&attr, self->type, 0, FUNC, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("kprobe on " FUNC ": %s", strerror(errno));
+	/* a second probe on the same function counts on its own */
+	fd2 = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(5, count_getppid(fd, 5));
+	EXPECT_EQ(3, count_getppid(fd2, 3));
+	EXPECT_EQ(5, pt_read1(fd));
+	close(fd);
+	close(fd2);
+	/* closed: the probes are gone, and a new one starts from 0 */
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(2, count_getppid(fd, 2));
+	close(fd);
+}
+
+TEST_F(kp, kretprobe_counts_each_return)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	if (geteuid())
+		SKIP(return, "root only");
+	kp_attr(&attr, self->type, 1, FUNC, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("kretprobe: %s", strerror(errno));
+	EXPECT_EQ(4, count_getppid(fd, 4));
+	close(fd);
+}
+
+TEST_F(kp, kprobe_at_an_address)
+{
+	unsigned long long addr = kallsyms_addr(FUNC);
+	struct perf_event_attr attr;
+	int fd;
+
+	if (geteuid())
+		SKIP(return, "root only");
+	ASSERT_NE(0, addr) TH_LOG(FUNC " not in /proc/kallsyms");
+	kp_attr(&attr, self->type, 0, NULL, addr);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("kprobe at %llx: %s", addr, strerror(errno));
+	EXPECT_EQ(3, count_getppid(fd, 3));
+	close(fd);
+}
+
+/*
+ * Every hit sampled (period 1): the sample is ours, and its RAW record
+ * is the kprobe's trace entry, whose first field after the 8 bytes of
+ * common fields is the probe's address: FUNC, or just past its ENDBR.
+ */
+TEST_F(kp, samples_carry_the_probe_address)
+{
+	unsigned long long addr = kallsyms_addr(FUNC), ip;
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	struct pt_recs r;
+	struct pt_rb rb;
+	int fd;
+
+	if (geteuid())
+		SKIP(return, "root only");
+	ASSERT_NE(0, addr);
+	kp_attr(&attr, self->type, 0, FUNC, 0);
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_RAW;
+	attr.wakeup_events = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 8));
+	EXPECT_EQ(3, count_getppid(fd, 3));
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	EXPECT_EQ(0, r.bad);
+	EXPECT_EQ(3, pt_recs_count(&r, PERF_RECORD_SAMPLE));
+	pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
+		struct pt_sample s;
+
+		ASSERT_EQ(h->size - 8, pt_sample_parse(&attr, h, &s));
+		EXPECT_EQ(pt_gettid(), s.tid);
+		ASSERT_LE(16, (int)s.raw_size);
+		memcpy(&ip, (const char *)s.raw + 8, sizeof(ip));
+		EXPECT_TRUE(ip == addr || ip == addr + 4)
+			TH_LOG("probe ip %llx, %s at %llx", ip, FUNC, addr);
+	}
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(fd);
+}
+
+TEST_F(kp, bad_probes_are_refused)
+{
+	struct perf_event_attr attr;
+
+	if (geteuid())
+		SKIP(return, "root only");
+	/* no such function */
+	kp_attr(&attr, self->type, 0, "no_such_function_in_this_kernel", 0);
+	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
+	EXPECT_EQ(ENOENT, errno);
+	/* neither a function nor an address */
+	kp_attr(&attr, self->type, 0, NULL, 0);
+	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
+	EXPECT_EQ(EINVAL, errno);
+	/* the name at an address that is not mapped */
+	kp_attr(&attr, self->type, 0, NULL, 0);
+	attr.kprobe_func = 8;
+	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST_F(kp, unprivileged_gets_eacces)
+{
+	struct perf_event_attr attr;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (geteuid() == 0 && pt_drop_privs(1000, 1000))
+			_exit(2);
+		kp_attr(&attr, self->type, 0, FUNC, 0);
+		attr.exclude_kernel = 1;
+		attr.exclude_hv = 1;
+		if (sys_perf_event_open(&attr, 0, -1, -1, 0) >= 0)
+			_exit(3);
+		_exit(errno == EACCES ? 0 : 4);
+	}
+	EXPECT_EQ(0, pt_wait_exit(pid));
+}
+
+TEST_HARNESS_MAIN
