@@ -217,6 +217,16 @@ static bool perf_event_is_cpu_tp(struct perf_event *event)
 	return event->attr.type == PERF_TYPE_TRACEPOINT && event->cpu != -1;
 }
 
+/* Take an event off ctx->event_list and out of the counts. */
+static void perf_ctx_list_del(struct perf_event_context *ctx,
+			      struct perf_event *event)
+{
+	list_del_init(&event->event_entry);
+	ctx->nr_events--;
+	if (perf_event_is_cpu_tp(event))
+		ctx->nr_cpu_tp--;
+}
+
 /* Link an event into a context's lists. ctx->lock held. */
 void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 			       struct perf_event *event)
@@ -249,10 +259,7 @@ void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 void perf_ctx_unlink_event_locked(struct perf_event_context *ctx,
 				  struct perf_event *event)
 {
-	list_del_init(&event->event_entry);
-	ctx->nr_events--;
-	if (perf_event_is_cpu_tp(event))
-		ctx->nr_cpu_tp--;
+	perf_ctx_list_del(ctx, event);
 	if (event->group_leader == event)
 		list_del_init(&event->group_entry);
 }
@@ -285,10 +292,7 @@ void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 {
 	struct perf_event *sibling, *tmp;
 
-	list_del_init(&event->event_entry);
-	ctx->nr_events--;
-	if (perf_event_is_cpu_tp(event))
-		ctx->nr_cpu_tp--;
+	perf_ctx_list_del(ctx, event);
 
 	if (event->group_leader == event) {
 		list_del_init(&event->group_entry);

@@ -273,6 +273,16 @@ int perf_swevent_register(void);
 void perf_swevent_hit(struct perf_event *event, u64 nr,
 		      struct perf_sample_data *data, struct pt_regs *regs);
 
+/* Does exclude_user/exclude_kernel drop a hit at the privilege of @regs? */
+static inline bool perf_hit_priv_excluded(struct perf_event *event,
+					  struct pt_regs *regs)
+{
+	if (!regs)
+		return false;
+	return user_mode(regs) ? event->attr.exclude_user
+			       : event->attr.exclude_kernel;
+}
+
 /**
  * perf_hit_excluded - whether a kernel-counted event ignores this hit
  * @regs: where it happened, if known
@@ -286,10 +296,7 @@ static inline bool perf_hit_excluded(struct perf_event *event,
 {
 	if (event->hw.state & PERF_HES_STOPPED)
 		return true;
-	if (!regs)
-		return false;
-	return user_mode(regs) ? event->attr.exclude_user
-			       : event->attr.exclude_kernel;
+	return perf_hit_priv_excluded(event, regs);
 }
 
 /* sysctl.c */

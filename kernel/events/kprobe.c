@@ -53,10 +53,10 @@ static int perf_kprobe_event_init(struct perf_event *event)
 	/* a probe anywhere in the kernel is not for the unprivileged */
 	if (!perfmon_capable())
 		return -EACCES;
-	/* as for 6.12's probe PMUs, config bits other than retprobe are ignored */
 	if (has_branch_stack(event))
 		return -EOPNOTSUPP;
 
+	/* as 6.12's probe PMUs do, config bits other than retprobe are ignored */
 	err = perf_kprobe_init(event,
 			       event->attr.config & PERF_KPROBE_RETPROBE);
 	if (err)

@@ -118,8 +118,7 @@ static void perf_tp_task_hit(struct task_struct *task, u16 event_type,
 		    event->attr.sigtrap)
 			continue;
 		/* stopped, as off the PMU: only the privilege levels apply */
-		if (regs && (user_mode(regs) ? event->attr.exclude_user
-					     : event->attr.exclude_kernel))
+		if (perf_hit_priv_excluded(event, regs))
 			continue;
 		perf_tp_hit(event, count, record, raw, regs);
 	}
