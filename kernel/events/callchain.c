@@ -173,6 +173,7 @@ perf_callchain(struct perf_event *event, struct pt_regs *regs)
 {
 	bool kernel = !event->attr.exclude_callchain_kernel;
 	bool user = !event->attr.exclude_callchain_user;
+	struct perf_event_context *ectx = READ_ONCE(event->ctx);
 	struct perf_callchain_buffers *bufs;
 	struct perf_callchain_entry_ctx ctx;
 	struct perf_callchain_entry *entry;
@@ -199,6 +200,12 @@ perf_callchain(struct perf_event *event, struct pt_regs *regs)
 		perf_callchain_store_context(&ctx, PERF_CONTEXT_KERNEL);
 		perf_callchain_kernel(&ctx, regs);
 	}
+	/*
+	 * A hit about another task (a wakeup of the event's task): current's
+	 * user stack belongs to someone else, who did not ask to be traced.
+	 */
+	if (ectx && ectx->task && ectx->task != current)
+		user = false;
 	if (user) {
 		if (!user_mode(regs)) {
 			if (current->mm && !(current->flags & PF_KTHREAD))

@@ -304,6 +304,9 @@ void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 					 sibling_entry) {
 			list_del_init(&sibling->sibling_entry);
 			sibling->group_leader = sibling;
+			/* one retired at exec is in no group list any more */
+			if (list_empty(&sibling->event_entry))
+				continue;
 			if (sibling->attr.pinned)
 				list_add_tail(&sibling->group_entry,
 					      &ctx->pinned_groups);
@@ -315,6 +318,8 @@ void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 	} else {
 		list_del_init(&event->sibling_entry);
 		event->group_leader->nr_siblings--;
+		/* out of the group for good: a later detach must not recount */
+		event->group_leader = event;
 	}
 }
 
@@ -333,7 +338,10 @@ static int __perf_install_event(struct perf_event_context *ctx, void *info)
 		return 0;
 
 	if (leader == event) {
-		perf_group_sched_in(ctx, event);
+		if (event->attr.pinned)
+			perf_ctx_sched_in_pinned(ctx, event);
+		else
+			perf_group_sched_in(ctx, event);
 	} else if (leader->state == PERF_EVENT_STATE_ACTIVE) {
 		/* a sibling joining a live group goes straight on */
 		perf_event_sched_in(ctx, event);
@@ -394,4 +402,35 @@ void perf_remove_event(struct perf_event *event)
 		return;
 	}
 	perf_ctx_call(ctx, __perf_remove_event, event);
+}
+
+static int __perf_retire_event(struct perf_event_context *ctx, void *info)
+{
+	struct perf_event *event = info;
+
+	perf_ctx_update_time(ctx);
+	perf_event_sched_out(ctx, event);
+	/* now, under the lock: its leader's next schedule-in skips it */
+	perf_event_set_state(event, PERF_EVENT_STATE_EXIT);
+	perf_ctx_unlink_event_locked(ctx, event);
+	return 0;
+}
+
+/**
+ * perf_retire_event - take a group member off its context, not its group
+ *
+ * For remove_on_exec on a sibling the task opened itself: the event stops
+ * counting but stays a member of its group, which its leader's group
+ * reads still report, until its fd is closed (perf_remove_event() then
+ * detaches it). ctx->mutex must be held.
+ */
+void perf_retire_event(struct perf_event *event)
+{
+	struct perf_event_context *ctx = event->ctx;
+
+	lockdep_assert_held(&ctx->mutex);
+	if (WARN_ON_ONCE(event->group_leader == event))
+		return;
+	if (!list_empty(&event->event_entry))
+		perf_ctx_call(ctx, __perf_retire_event, event);
 }

@@ -42,21 +42,24 @@ static u64 perf_clock_realtime(void)
 
 static u64 perf_clock_boottime(void)
 {
-	return ktime_get_boot_fast_ns();
+	return ktime_get_boottime_ns();
 }
 
 static u64 perf_clock_tai(void)
 {
-	return ktime_get_tai_fast_ns();
+	return ktime_get_clocktai_ns();
 }
 
 /*
- * The clocks attr.clockid may name. Sample timestamps must be readable
- * from NMI, so only the NMI-safe variants (and realtime, which user space
- * asked for knowing it is not) are offered.
+ * The clocks attr.clockid may name. Only the monotonic clocks are read
+ * safely from NMI: realtime, boottime and TAI take the timekeeper's
+ * sequence lock, on which a PMI that interrupted an update would spin
+ * forever. A PMU that can fire in NMI gets EINVAL for them.
  */
 static int perf_event_set_clock(struct perf_event *event)
 {
+	bool nmi_safe = true;
+
 	if (!event->attr.use_clockid) {
 		event->clock = perf_clock;
 		return 0;
@@ -65,22 +68,28 @@ static int perf_event_set_clock(struct perf_event *event)
 	switch (event->attr.clockid) {
 	case CLOCK_MONOTONIC:
 		event->clock = perf_clock_monotonic;
-		return 0;
+		break;
 	case CLOCK_MONOTONIC_RAW:
 		event->clock = perf_clock_monotonic_raw;
-		return 0;
+		break;
 	case CLOCK_REALTIME:
 		event->clock = perf_clock_realtime;
-		return 0;
+		nmi_safe = false;
+		break;
 	case CLOCK_BOOTTIME:
 		event->clock = perf_clock_boottime;
-		return 0;
+		nmi_safe = false;
+		break;
 	case CLOCK_TAI:
 		event->clock = perf_clock_tai;
-		return 0;
+		nmi_safe = false;
+		break;
 	default:
 		return -EINVAL;
 	}
+	if (!nmi_safe && !(event->pmu->capabilities & PERF_PMU_CAP_NO_NMI))
+		return -EINVAL;
+	return 0;
 }
 
 bool perf_event_is_group_leader(struct perf_event *event)
@@ -150,10 +159,6 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	event->hw.last_period = event->hw.sample_period;
 	local64_set(&event->hw.period_left, event->hw.sample_period);
 
-	err = perf_event_set_clock(event);
-	if (err)
-		goto err_ns;
-
 	if (task) {
 		get_task_struct(task);
 		event->attach_state |= PERF_ATTACH_TASK;
@@ -171,6 +176,17 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 		err = -EOPNOTSUPP;
 		goto err_pmu;
 	}
+
+	/* no PMU of ours steers an AUX area */
+	if (event->attr.aux_output &&
+	    !(event->pmu->capabilities & PERF_PMU_CAP_AUX_OUTPUT)) {
+		err = -EOPNOTSUPP;
+		goto err_pmu;
+	}
+
+	err = perf_event_set_clock(event);
+	if (err)
+		goto err_pmu;
 
 	err = security_perf_event_alloc(event);
 	if (err)
@@ -197,7 +213,6 @@ err_pmu:
 err_task:
 	if (task)
 		put_task_struct(task);
-err_ns:
 	put_pid_ns(event->ns);
 	kfree(event);
 	return ERR_PTR(err);

@@ -102,9 +102,14 @@ int perf_event_set_output(struct perf_event *event, struct perf_event *output)
 	}
 	if (output == event)
 		goto out;
-	if (output->cpu != event->cpu && output->cpu != -1)
+	/*
+	 * One writer at a time per buffer: events of one CPU, or of one
+	 * task on any CPU (its events run one at a time), never a mix, as
+	 * the buffer's head is not moved atomically across CPUs.
+	 */
+	if (output->cpu != event->cpu)
 		err = -EINVAL;
-	else if (output->cpu == -1 && output->ctx != event->ctx)
+	else if (output->cpu == -1 && output->hw.target != event->hw.target)
 		err = -EINVAL;
 	else if (output->clock != event->clock)
 		err = -EINVAL;

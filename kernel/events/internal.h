@@ -129,6 +129,8 @@ struct perf_buffer {
 	/* every event writing here, for wakeups */
 	spinlock_t			event_lock;
 	struct list_head		event_list;
+	/* its last mapping went: no event may start writing here (event_lock) */
+	bool				unmapped;
 
 	/* what the mapping was charged, returned at the last unmap */
 	struct user_struct		*mmap_user;
@@ -166,6 +168,7 @@ int perf_ctx_call(struct perf_event_context *ctx, perf_ctx_fn fn, void *info);
 int perf_install_event(struct perf_event_context *ctx,
 		       struct perf_event *event);
 void perf_remove_event(struct perf_event *event);
+void perf_retire_event(struct perf_event *event);
 void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 			       struct perf_event *event);
 void perf_ctx_del_event_locked(struct perf_event_context *ctx,
@@ -188,6 +191,8 @@ void perf_event_sched_out(struct perf_event_context *ctx,
 int perf_event_sched_in(struct perf_event_context *ctx,
 			struct perf_event *event);
 void perf_ctx_sched_in(struct perf_event_context *ctx);
+void perf_ctx_sched_in_pinned(struct perf_event_context *ctx,
+			      struct perf_event *leader);
 void perf_ctx_sched_out(struct perf_event_context *ctx);
 void perf_ctx_resched(struct perf_event_context *ctx);
 void perf_ctx_activate_here(struct perf_event_context *ctx);
@@ -210,6 +215,7 @@ u64 perf_event_total(struct perf_event *event, u64 *enabled, u64 *running);
 ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 				size_t count);
 size_t perf_read_size(struct perf_event *event);
+size_t perf_read_format_size(u64 format, int nr);
 void perf_event_times_now(struct perf_event *event, u64 *enabled,
 			  u64 *running);
 void perf_output_read(struct perf_output_handle *handle,
@@ -224,7 +230,7 @@ extern const struct file_operations perf_fops;
 /* ring_buffer.c */
 struct perf_buffer *perf_buffer_get(struct perf_event *event);
 void perf_buffer_put(struct perf_buffer *rb);
-void perf_buffer_attach(struct perf_event *event, struct perf_buffer *rb);
+int perf_buffer_attach(struct perf_event *event, struct perf_buffer *rb);
 void perf_buffer_wakeup(struct perf_event *event);
 int perf_buffer_mmap(struct perf_event *event, struct vm_area_struct *vma);
 int perf_buffer_set_output(struct perf_event *event,

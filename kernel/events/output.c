@@ -449,7 +449,7 @@ static u64 perf_regs_size(u64 mask)
 }
 
 /* How much user stack fits in what is left of the 64 KiB record. */
-static u16 perf_sample_ustack_size(u16 stack_size, u16 header_size,
+static u16 perf_sample_ustack_size(u16 stack_size, u64 header_size,
 				   struct pt_regs *regs)
 {
 	unsigned long task_size = TASK_SIZE, sp;
@@ -459,9 +459,12 @@ static u16 perf_sample_ustack_size(u16 stack_size, u16 header_size,
 	sp = user_stack_pointer(regs);
 	if (sp >= task_size)
 		return 0;
+	/* the rest of the record leaves no room at all */
+	if (header_size + 2 * sizeof(u64) >= USHRT_MAX)
+		return 0;
 	stack_size = min_t(unsigned long, stack_size, task_size - sp);
 	/* the size and dyn_size words, then round down to u64 */
-	if ((u32)header_size + 2 * sizeof(u64) + stack_size > USHRT_MAX)
+	if (header_size + 2 * sizeof(u64) + stack_size > USHRT_MAX)
 		stack_size = USHRT_MAX - header_size - 2 * sizeof(u64);
 	return round_down(stack_size, sizeof(u64));
 }
@@ -615,6 +618,13 @@ void perf_prepare_sample(struct perf_sample_data *data,
 			dyn += perf_regs_size(event->attr.sample_regs_user);
 	}
 
+	/* before the stack, which gets whatever room the rest leaves */
+	if (type & PERF_SAMPLE_REGS_INTR) {
+		data->regs_intr.regs = regs;
+		data->regs_intr.abi = PERF_SAMPLE_REGS_ABI_64;
+		dyn += sizeof(u64) + perf_regs_size(event->attr.sample_regs_intr);
+	}
+
 	if (type & PERF_SAMPLE_STACK_USER) {
 		u16 stack = perf_sample_ustack_size(
 				event->attr.sample_stack_user,
@@ -625,12 +635,6 @@ void perf_prepare_sample(struct perf_sample_data *data,
 		dyn += sizeof(u64);
 		if (stack)
 			dyn += stack + sizeof(u64);
-	}
-
-	if (type & PERF_SAMPLE_REGS_INTR) {
-		data->regs_intr.regs = regs;
-		data->regs_intr.abi = PERF_SAMPLE_REGS_ABI_64;
-		dyn += sizeof(u64) + perf_regs_size(event->attr.sample_regs_intr);
 	}
 
 	if ((type & PERF_SAMPLE_WEIGHT_TYPE) && !(filled & PERF_SAMPLE_WEIGHT_TYPE))

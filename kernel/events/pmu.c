@@ -15,6 +15,7 @@
 #include <linux/device.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
+#include <linux/perf_regs.h>
 
 #include "internal.h"
 
@@ -244,6 +245,17 @@ void perf_pmu_enable(struct pmu *pmu)
 }
 EXPORT_SYMBOL_GPL(perf_pmu_enable);
 
+/*
+ * Registers beyond the general-purpose ones (x86's XMM) exist only in a
+ * PMU's own sample records (PEBS); reading them from a plain pt_regs
+ * would run off its end.
+ */
+static bool perf_event_has_extended_regs(struct perf_event *event)
+{
+	return (event->attr.sample_regs_user |
+		event->attr.sample_regs_intr) & PERF_REG_EXTENDED_MASK;
+}
+
 /* Offer the event to one PMU. -ENOENT means "not mine". */
 static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
 {
@@ -259,6 +271,9 @@ static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
 	     event->attr.exclude_hv || event->attr.exclude_idle ||
 	     event->attr.exclude_host || event->attr.exclude_guest))
 		err = -EINVAL;
+	if (!err && !(pmu->capabilities & PERF_PMU_CAP_EXTENDED_REGS) &&
+	    perf_event_has_extended_regs(event))
+		err = -EOPNOTSUPP;
 	if (err) {
 		if (event->destroy) {
 			event->destroy(event);

@@ -97,14 +97,14 @@ out:
 }
 
 /**
- * perf_read_size - bytes a read() of @event returns
+ * perf_read_format_size - bytes a read() in @format returns for @nr members
+ *
+ * @nr counts the whole group for PERF_FORMAT_GROUP, and is 1 otherwise.
  */
-size_t perf_read_size(struct perf_event *event)
+size_t perf_read_format_size(u64 format, int nr)
 {
-	u64 format = event->attr.read_format;
 	size_t entry = sizeof(u64);
 	size_t size = 0;
-	int nr = 1;
 
 	if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
 		size += sizeof(u64);
@@ -114,11 +114,20 @@ size_t perf_read_size(struct perf_event *event)
 		entry += sizeof(u64);
 	if (format & PERF_FORMAT_LOST)
 		entry += sizeof(u64);
-	if (format & PERF_FORMAT_GROUP) {
-		nr += event->group_leader->nr_siblings;
+	if (format & PERF_FORMAT_GROUP)
 		size += sizeof(u64);
-	}
+	else
+		nr = 1;
 	return size + nr * entry;
+}
+
+/**
+ * perf_read_size - bytes a read() of @event returns
+ */
+size_t perf_read_size(struct perf_event *event)
+{
+	return perf_read_format_size(event->attr.read_format,
+				     1 + event->group_leader->nr_siblings);
 }
 
 /*
@@ -142,7 +151,7 @@ static int perf_read_fill(struct perf_event *event, u64 *values)
 	struct perf_event *leader = event->group_leader;
 	struct perf_event *sibling;
 	u64 enabled, running, value;
-	int n = 0;
+	int n = 0, nr;
 
 	if (!(format & PERF_FORMAT_GROUP)) {
 		value = perf_event_total(event, &enabled, &running);
@@ -165,7 +174,11 @@ static int perf_read_fill(struct perf_event *event, u64 *values)
 	if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
 		values[n++] = running;
 	n = perf_read_put_entry(values, n, format, leader, value);
+	/* never more entries than perf_read_size() made room for */
+	nr = leader->nr_siblings;
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
+		if (WARN_ON_ONCE(!nr--))
+			break;
 		value = perf_event_total(sibling, NULL, NULL);
 		n = perf_read_put_entry(values, n, format, sibling, value);
 	}
@@ -283,7 +296,7 @@ void perf_output_read(struct perf_output_handle *handle,
 	u64 format = event->attr.read_format;
 	struct perf_event *leader = event->group_leader;
 	struct perf_event *sibling;
-	u64 enabled, running, nr;
+	u64 enabled, running, nr = 1;
 
 	perf_event_times_now(event, &enabled, &running);
 	if (format & PERF_FORMAT_GROUP) {
@@ -313,6 +326,10 @@ void perf_output_read(struct perf_output_handle *handle,
 		return;
 	}
 	perf_output_read_entry(handle, leader, format, event);
-	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
+	/* no more entries than the record's size counted (nr - 1 siblings) */
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
+		if (!--nr)
+			break;
 		perf_output_read_entry(handle, sibling, format, event);
+	}
 }

@@ -90,35 +90,43 @@ void perf_buffer_put(struct perf_buffer *rb)
  * perf_buffer_attach - make @event write into @rb (NULL: nowhere)
  *
  * Takes a reference on @rb for the event and drops the one on the buffer
- * it wrote to before. Caller holds event->mmap_mutex.
+ * it wrote to before. Caller holds event->mmap_mutex. Returns -EINVAL,
+ * changing nothing, when @rb has lost its last mapping: the walk that
+ * detached its writers then could not have seen @event.
  */
-void perf_buffer_attach(struct perf_event *event, struct perf_buffer *rb)
+int perf_buffer_attach(struct perf_event *event, struct perf_buffer *rb)
 {
 	struct perf_buffer *old = rcu_dereference_protected(event->rb,
 					lockdep_is_held(&event->mmap_mutex));
 	unsigned long flags;
 
 	if (old == rb)
-		return;
+		return 0;
+	if (rb && READ_ONCE(rb->unmapped))
+		return -EINVAL;
 	if (old) {
 		spin_lock_irqsave(&old->event_lock, flags);
 		list_del_rcu(&event->rb_entry);
 		spin_unlock_irqrestore(&old->event_lock, flags);
-	}
-	if (rb) {
-		refcount_inc(&rb->refcount);
-		spin_lock_irqsave(&rb->event_lock, flags);
-		list_add_rcu(&event->rb_entry, &rb->event_list);
-		spin_unlock_irqrestore(&rb->event_lock, flags);
-	}
-	rcu_assign_pointer(event->rb, rb);
-	if (old) {
+		rcu_assign_pointer(event->rb, NULL);
 		/* readers of @old may still hold rb_entry: wait for them */
 		synchronize_rcu();
 		/* a reader blocked in poll must see the buffer go away */
 		wake_up_all(&event->waitq);
 		perf_buffer_put(old);
 	}
+	if (!rb)
+		return 0;
+	spin_lock_irqsave(&rb->event_lock, flags);
+	if (rb->unmapped) {
+		spin_unlock_irqrestore(&rb->event_lock, flags);
+		return -EINVAL;
+	}
+	refcount_inc(&rb->refcount);
+	list_add_rcu(&event->rb_entry, &rb->event_list);
+	rcu_assign_pointer(event->rb, rb);
+	spin_unlock_irqrestore(&rb->event_lock, flags);
+	return 0;
 }
 
 /**
@@ -153,11 +161,11 @@ void perf_buffer_wakeup(struct perf_event *event)
  * count against RLIMIT_MEMLOCK as pinned memory of the mm, unless the
  * caller has CAP_IPC_LOCK or perf_event_paranoid is -1.
  */
-static int perf_buffer_charge(struct perf_buffer *rb, long pages)
+static int perf_buffer_charge_check(long pages, long *extra)
 {
 	struct user_struct *user = current_user();
 	unsigned long limit, lock_limit, locked;
-	long user_locked, extra = 0;
+	long user_locked;
 
 	limit = (READ_ONCE(sysctl_perf_event_mlock) >> (PAGE_SHIFT - 10)) *
 		num_online_cpus();
@@ -166,14 +174,22 @@ static int perf_buffer_charge(struct perf_buffer *rb, long pages)
 	if (user_locked > limit)
 		user_locked = limit;
 	user_locked += pages;
+	*extra = 0;
 	if (user_locked > limit)
-		extra = user_locked - limit;
+		*extra = user_locked - limit;
 
 	lock_limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	locked = atomic64_read(&current->mm->pinned_vm) + extra;
+	locked = atomic64_read(&current->mm->pinned_vm) + *extra;
 	if (locked > lock_limit && sysctl_perf_event_paranoid > -1 &&
 	    !capable(CAP_IPC_LOCK))
 		return -EPERM;
+	return 0;
+}
+
+/* Charge @rb's mapping as perf_buffer_charge_check() allowed. */
+static void perf_buffer_charge(struct perf_buffer *rb, long pages, long extra)
+{
+	struct user_struct *user = current_user();
 
 	atomic_long_add(pages - extra, &user->locked_vm);
 	atomic64_add(extra, &current->mm->pinned_vm);
@@ -182,7 +198,6 @@ static int perf_buffer_charge(struct perf_buffer *rb, long pages)
 	rb->mmap_pinned = extra;
 	rb->mmap_mm = current->mm;
 	mmgrab(rb->mmap_mm);
-	return 0;
 }
 
 static void perf_buffer_uncharge(struct perf_buffer *rb)
@@ -206,6 +221,12 @@ static void perf_buffer_unmapped(struct perf_event *event,
 				 struct perf_buffer *rb)
 {
 	struct perf_event *iter;
+	unsigned long flags;
+
+	/* from now on nobody joins, so the walk below sees every writer */
+	spin_lock_irqsave(&rb->event_lock, flags);
+	rb->unmapped = true;
+	spin_unlock_irqrestore(&rb->event_lock, flags);
 
 	perf_buffer_uncharge(rb);
 
@@ -291,6 +312,38 @@ static const struct vm_operations_struct perf_vm_ops = {
 	.may_split	= perf_vma_may_split,
 };
 
+/*
+ * A mapping past the data pages is the AUX area, which user space places
+ * by aux_offset and aux_size in the control page. Answered as 6.12 does:
+ * EINVAL for a mapping that does not match them, EOPNOTSUPP for a PMU
+ * with no AUX area (none of ours has one).
+ */
+static int perf_buffer_mmap_aux(struct perf_event *event,
+				struct vm_area_struct *vma)
+{
+	unsigned long size = vma->vm_end - vma->vm_start;
+	unsigned long pages = vma_pages(vma);
+	struct perf_buffer *rb;
+	u64 aux_offset, aux_size;
+	int err = -EINVAL;
+
+	mutex_lock(&event->mmap_mutex);
+	rb = rcu_dereference_protected(event->rb,
+				       lockdep_is_held(&event->mmap_mutex));
+	if (!rb)
+		goto unlock;
+	aux_offset = READ_ONCE(rb->user_page->aux_offset);
+	aux_size = READ_ONCE(rb->user_page->aux_size);
+	if (aux_offset < rb->size + PAGE_SIZE ||
+	    aux_offset != (u64)vma->vm_pgoff << PAGE_SHIFT ||
+	    aux_size != size || !is_power_of_2(pages))
+		goto unlock;
+	err = -EOPNOTSUPP;
+unlock:
+	mutex_unlock(&event->mmap_mutex);
+	return err;
+}
+
 /**
  * perf_buffer_mmap - map @event's ring buffer, creating it on first use
  *
@@ -303,12 +356,12 @@ int perf_buffer_mmap(struct perf_event *event, struct vm_area_struct *vma)
 	unsigned long pages = vma_pages(vma);
 	struct perf_buffer *rb;
 	int nr_pages, err;
+	long extra;
 
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	/* no AUX area: nothing lives past the data pages */
 	if (vma->vm_pgoff)
-		return -EINVAL;
+		return perf_buffer_mmap_aux(event, vma);
 	nr_pages = pages - 1;
 	if (!pages || (nr_pages && !is_power_of_2(nr_pages)))
 		return -EINVAL;
@@ -325,6 +378,11 @@ int perf_buffer_mmap(struct perf_event *event, struct vm_area_struct *vma)
 	mutex_lock(&event->mmap_mutex);
 	rb = rcu_dereference_protected(event->rb,
 				       lockdep_is_held(&event->mmap_mutex));
+	if (rb && READ_ONCE(rb->unmapped)) {
+		/* another's buffer, losing its last mapping: start afresh */
+		perf_buffer_attach(event, NULL);
+		rb = NULL;
+	}
 	if (rb) {
 		/* ours, or by SET_OUTPUT another's: a second view of it */
 		if (rb->nr_pages != nr_pages ||
@@ -334,17 +392,17 @@ int perf_buffer_mmap(struct perf_event *event, struct vm_area_struct *vma)
 		}
 		refcount_inc(&rb->refcount);
 	} else {
+		/* the limits first: a refused user costs no allocation */
+		err = perf_buffer_charge_check(pages, &extra);
+		if (err)
+			goto unlock;
 		rb = perf_buffer_alloc(event, nr_pages,
 				       !(vma->vm_flags & VM_WRITE));
 		if (!rb) {
 			err = -ENOMEM;
 			goto unlock;
 		}
-		err = perf_buffer_charge(rb, pages);
-		if (err) {
-			perf_buffer_put(rb);
-			goto unlock;
-		}
+		perf_buffer_charge(rb, pages, extra);
 		perf_buffer_attach(event, rb);
 		perf_event_update_userpage(event);
 	}
@@ -388,10 +446,11 @@ int perf_buffer_set_output(struct perf_event *event, struct perf_event *output)
 			return -EINVAL;
 	}
 	mutex_lock(&event->mmap_mutex);
+	/* a buffer whose last mapping went is refused by the attach */
 	if (atomic_read(&event->mmap_count))
 		err = -EINVAL;
 	else
-		perf_buffer_attach(event, rb);
+		err = perf_buffer_attach(event, rb);
 	mutex_unlock(&event->mmap_mutex);
 	perf_buffer_put(rb);
 	return err;

@@ -261,15 +261,74 @@ void perf_ctx_sched_in(struct perf_event_context *ctx)
 		perf_group_sched_in(ctx, leader);
 }
 
+/*
+ * The order in which a CPU's counters are handed out: the CPU's pinned
+ * groups, the task's pinned groups, the CPU's flexible groups, the
+ * task's flexible groups. A task context coming in with pinned groups
+ * (or gaining one) first takes the CPU's flexible groups off, so they
+ * cannot push its pinned groups into the error state. @ctx is the active
+ * task context of this CPU; its lock is held, the CPU context's is taken
+ * inside it.
+ */
+static void perf_task_ctx_repack(struct perf_event_context *ctx)
+{
+	struct perf_event_context *cctx = this_cpu_ptr(&perf_cpu_context.ctx);
+	struct perf_event *leader;
+
+	if (list_empty(&ctx->pinned_groups)) {
+		perf_ctx_sched_in(ctx);
+		return;
+	}
+	raw_spin_lock_nested(&cctx->lock, SINGLE_DEPTH_NESTING);
+	/* no counter of this CPU's to free: the usual order does */
+	if (!cctx->is_active || !cctx->nr_active_hw ||
+	    list_empty(&cctx->flexible_groups)) {
+		raw_spin_unlock(&cctx->lock);
+		perf_ctx_sched_in(ctx);
+		return;
+	}
+	perf_ctx_update_time(cctx);
+	list_for_each_entry(leader, &cctx->flexible_groups, group_entry)
+		perf_group_sched_out(cctx, leader);
+	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
+		perf_group_sched_out(ctx, leader);
+	list_for_each_entry(leader, &ctx->pinned_groups, group_entry)
+		perf_group_sched_in(ctx, leader);
+	cctx->rotate_necessary = false;
+	list_for_each_entry(leader, &cctx->flexible_groups, group_entry)
+		perf_group_sched_in(cctx, leader);
+	raw_spin_unlock(&cctx->lock);
+	ctx->rotate_necessary = false;
+	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
+		perf_group_sched_in(ctx, leader);
+}
+
+/**
+ * perf_ctx_sched_in_pinned - a pinned group joined active @ctx
+ *
+ * For a task context, the CPU's flexible groups make room first.
+ */
+void perf_ctx_sched_in_pinned(struct perf_event_context *ctx,
+			      struct perf_event *leader)
+{
+	if (ctx->task)
+		perf_task_ctx_repack(ctx);
+	else
+		perf_group_sched_in(ctx, leader);
+}
+
 /* Make @ctx active on this CPU and schedule its events in. */
 static void perf_ctx_activate(struct perf_event_context *ctx)
 {
-	if (ctx->task)
-		this_cpu_write(perf_cpu_context.task_ctx, ctx);
 	ctx->is_active = true;
 	ctx->active_cpu = smp_processor_id();
 	ctx->timestamp = perf_clock();
-	perf_ctx_sched_in(ctx);
+	if (ctx->task) {
+		this_cpu_write(perf_cpu_context.task_ctx, ctx);
+		perf_task_ctx_repack(ctx);
+	} else {
+		perf_ctx_sched_in(ctx);
+	}
 }
 
 /* Take every group of @ctx off the PMUs and stop its clock. */

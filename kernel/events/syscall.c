@@ -9,6 +9,7 @@
 #include <linux/capability.h>
 #include <linux/file.h>
 #include <linux/ptrace.h>
+#include <linux/security.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/syscalls.h>
@@ -18,9 +19,6 @@
 
 #define PERF_FLAG_ALL	(PERF_FLAG_FD_NO_GROUP | PERF_FLAG_FD_OUTPUT | \
 			 PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC)
-
-/* the bits of aux_action this kernel knows */
-#define PERF_AUX_ACTION_KNOWN	0x7
 
 static int perf_check_branch_sample_type(struct perf_event_attr *attr)
 {
@@ -51,9 +49,8 @@ static int perf_check_attr(struct perf_event_attr *attr)
 {
 	int err;
 
-	if (attr->__reserved_1 || attr->__reserved_2)
-		return -EINVAL;
-	if (attr->aux_action & ~PERF_AUX_ACTION_KNOWN)
+	/* aux_action is 6.13's: in 6.12 these bits are still reserved */
+	if (attr->__reserved_1 || attr->__reserved_2 || attr->aux_action)
 		return -EINVAL;
 	if (attr->sample_type & ~(PERF_SAMPLE_MAX - 1))
 		return -EINVAL;
@@ -166,10 +163,21 @@ static int perf_check_access(struct perf_event_attr *attr)
 	 * Kernel-side facts in samples: physical addresses, kernel stacks,
 	 * kernel text changes.
 	 */
-	if ((attr->sample_type & PERF_SAMPLE_PHYS_ADDR) || attr->text_poke ||
-	    ((attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
-	     !attr->exclude_callchain_kernel)) {
+	if ((attr->sample_type & PERF_SAMPLE_PHYS_ADDR) || attr->text_poke) {
 		err = perf_allow_kernel();
+		if (err)
+			return err;
+	}
+	/*
+	 * A callchain of an event that may not see the kernel (perf record
+	 * -g as a user) is allowed; its kernel frames are left out.
+	 */
+	if ((attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	    !attr->exclude_callchain_kernel && perf_allow_kernel())
+		attr->exclude_callchain_kernel = 1;
+	/* the interrupted registers could be the kernel's secrets */
+	if (attr->sample_type & PERF_SAMPLE_REGS_INTR) {
+		err = security_locked_down(LOCKDOWN_PERF);
 		if (err)
 			return err;
 	}
@@ -197,6 +205,32 @@ static int perf_check_access(struct perf_event_attr *attr)
  * pinned or exclusive event must lead, and apart from software events a
  * group lives on one PMU.
  */
+/*
+ * A group's read (and a PERF_SAMPLE_READ sample of it) grows with every
+ * member; beyond this the u16 size of a sample record could wrap.
+ */
+#define PERF_GROUP_READ_MAX	(16 * 1024)
+
+static bool perf_read_too_big(struct perf_event *member, int nr)
+{
+	return perf_read_format_size(member->attr.read_format, nr) >
+	       PERF_GROUP_READ_MAX;
+}
+
+/* Would the read of any member outgrow the limit with @nr members? */
+static bool perf_group_too_big(struct perf_event *event,
+			       struct perf_event *leader, int nr)
+{
+	struct perf_event *sibling;
+
+	if (perf_read_too_big(event, nr) || perf_read_too_big(leader, nr))
+		return true;
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
+		if (perf_read_too_big(sibling, nr))
+			return true;
+	return false;
+}
+
 static int perf_check_group(struct perf_event *event,
 			    struct perf_event *leader,
 			    struct perf_event_context *ctx)
@@ -211,6 +245,8 @@ static int perf_check_group(struct perf_event *event,
 		return -EINVAL;
 	if (leader->attr.inherit != event->attr.inherit)
 		return -EINVAL;
+	if (perf_group_too_big(event, leader, leader->nr_siblings + 2))
+		return -E2BIG;
 	if (is_software_event(event))
 		return 0;
 	if (!is_software_event(leader) && leader->pmu != event->pmu)
@@ -220,6 +256,28 @@ static int perf_check_group(struct perf_event *event,
 			return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * May current open an event that follows @task? Reading it takes what
+ * ptrace's read access takes, or CAP_PERFMON. A sigtrap event sends @task
+ * signals: that takes CAP_KILL in @task's user namespace besides
+ * CAP_PERFMON, or else what ptrace attach takes.
+ */
+static bool perf_may_follow(struct task_struct *task,
+			    struct perf_event_attr *attr)
+{
+	unsigned int mode = PTRACE_MODE_READ_REALCREDS;
+	bool capable = perfmon_capable();
+
+	if (attr->sigtrap) {
+		rcu_read_lock();
+		capable = capable &&
+			  ns_capable(__task_cred(task)->user_ns, CAP_KILL);
+		rcu_read_unlock();
+		mode = PTRACE_MODE_ATTACH_REALCREDS;
+	}
+	return capable || ptrace_may_access(task, mode);
 }
 
 static void perf_event_set_owner(struct perf_event *event)
@@ -387,8 +445,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 		err = down_read_interruptible(&task->signal->exec_update_lock);
 		if (err)
 			goto err_task;
-		if (!perfmon_capable() &&
-		    !ptrace_may_access(task, PTRACE_MODE_READ_REALCREDS)) {
+		if (!perf_may_follow(task, &attr)) {
 			err = -EACCES;
 			goto err_cred;
 		}

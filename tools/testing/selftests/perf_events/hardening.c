@@ -1,0 +1,657 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a user must never be able to do to the kernel, and the errnos 6.12
+ * gives for the attrs and mappings behind those holes: register masks
+ * the PMU cannot supply, group and sample sizes past the record limits,
+ * the group a remove_on_exec sibling leaves, clocks unsafe in NMI,
+ * buffers over the mlock limit, AUX bits and mappings with no AUX area,
+ * sigtrap on another task, SET_OUTPUT across CPUs, inherit_stat.
+ */
+#include "perf_test.h"
+
+#include <asm/perf_regs.h>
+#include <linux/capability.h>
+#include <linux/hw_breakpoint.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+
+#define XMM0_BIT	(1ULL << PERF_REG_X86_XMM0)
+#define IP_BIT		(1ULL << PERF_REG_X86_IP)
+#define GP_REGS		((1ULL << PERF_REG_X86_64_MAX) - 1 - \
+			 (1ULL << PERF_REG_X86_DS) - (1ULL << PERF_REG_X86_ES) - \
+			 (1ULL << PERF_REG_X86_FS) - (1ULL << PERF_REG_X86_GS))
+
+static int open_sampler(__u64 config, __u64 sample_type, __u64 regs_user,
+			__u64 regs_intr)
+{
+	struct perf_event_attr attr;
+
+	pt_attr_sample(&attr, config, 1, sample_type);
+	if (config == PERF_COUNT_SW_TASK_CLOCK)
+		attr.sample_period = 100000;
+	attr.sample_regs_user = regs_user;
+	attr.sample_regs_intr = regs_intr;
+	return sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * XMM registers exist only in PEBS records: software events (and a cpu
+ * PMU without PEBS) cannot supply them, and reading them from a plain
+ * pt_regs ran off its end (the oops this guards against).
+ */
+TEST(xmm_registers_on_software_events_are_eopnotsupp)
+{
+	__u64 configs[] = { PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_PAGE_FAULTS,
+			    PERF_COUNT_SW_CPU_CLOCK };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
+		EXPECT_EQ(-1, open_sampler(configs[i],
+					   PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER,
+					   XMM0_BIT | IP_BIT, 0));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+		EXPECT_EQ(-1, open_sampler(configs[i],
+					   PERF_SAMPLE_IP | PERF_SAMPLE_REGS_INTR,
+					   0, XMM0_BIT | IP_BIT));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+		/* the top XMM register too */
+		EXPECT_EQ(-1, open_sampler(configs[i], PERF_SAMPLE_REGS_USER,
+					   1ULL << 63, 0));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+	}
+}
+
+/* Every general-purpose register, user and intr, sampled while spinning. */
+TEST(all_gp_registers_sample_safely)
+{
+	struct pt_rb rb;
+	struct pt_recs r;
+	int fd;
+
+	fd = open_sampler(PERF_COUNT_SW_TASK_CLOCK,
+			  PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER |
+			  PERF_SAMPLE_REGS_INTR, GP_REGS, GP_REGS);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 16));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	pt_spin_user_ns(20000000);
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	EXPECT_EQ(0, r.bad);
+	EXPECT_LT(0, pt_recs_count(&r, PERF_RECORD_SAMPLE));
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(fd);
+}
+
+/*
+ * The largest user stack dump with interrupted registers added: the
+ * stack gets only the room the rest of the record leaves, so the u16
+ * record size never wraps (and the kernel does not WARN).
+ */
+TEST(max_stack_dump_with_regs_intr_fits_the_record)
+{
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	struct pt_sample s;
+	struct pt_rb rb;
+	struct pt_recs r;
+	int fd, n = 0;
+
+	pt_attr_sample(&attr, PERF_COUNT_SW_TASK_CLOCK, 100000,
+		       PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+		       PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+		       PERF_SAMPLE_REGS_INTR);
+	attr.sample_regs_user = GP_REGS;
+	attr.sample_regs_intr = GP_REGS;
+	attr.sample_stack_user = 65528;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 64));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	pt_spin_user_ns(5000000);
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	EXPECT_EQ(0, r.bad);
+	pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
+		ASSERT_EQ(h->size - sizeof(*h), pt_sample_parse(&attr, h, &s));
+		EXPECT_EQ(PERF_SAMPLE_REGS_ABI_64, s.regs_intr_abi);
+		/* all that was left: the record is within 8 bytes of full */
+		EXPECT_LE(65535 - 7, h->size);
+		n++;
+	}
+	EXPECT_LT(0, n);
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(fd);
+}
+
+/*
+ * A group of at most 16 KiB of read data: with every read_format bit a
+ * member is 24 bytes, so a leader and 680 siblings fit and the next one
+ * is E2BIG (so a PERF_SAMPLE_READ record's u16 size cannot wrap).
+ */
+TEST(group_read_size_is_bounded_e2big)
+{
+	__u64 rf = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_LOST |
+		   PERF_FORMAT_TOTAL_TIME_ENABLED |
+		   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	static int fds[700];
+	int leader, i, n = 0;
+	__u64 *buf;
+
+	leader = pt_open_sw(PERF_COUNT_SW_DUMMY, -1, rf);
+	ASSERT_LE(0, leader);
+	for (i = 0; i < 680; i++) {
+		fds[i] = pt_open_sw(PERF_COUNT_SW_DUMMY, leader, rf);
+		if (fds[i] < 0)
+			break;
+		n++;
+	}
+	ASSERT_EQ(680, n);
+	EXPECT_EQ(-1, pt_open_sw(PERF_COUNT_SW_DUMMY, leader, rf));
+	EXPECT_EQ(E2BIG, errno);
+	/* a member reading less may join no group its others cannot read */
+	EXPECT_EQ(-1, pt_open_sw(PERF_COUNT_SW_DUMMY, leader, 0));
+	EXPECT_EQ(E2BIG, errno);
+
+	buf = calloc(1, 16384);
+	ASSERT_NE(NULL, buf);
+	EXPECT_EQ(24 + 681 * 24, read(leader, buf, 16384));
+	EXPECT_EQ(681, buf[0]);
+	free(buf);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	close(leader);
+}
+
+/* after exec: say so, then hold on until told to exit */
+static int exec_wait_main(int wfd, int rfd)
+{
+	char c = 0;
+
+	if (write(wfd, &c, 1) != 1)
+		return 1;
+	return read(rfd, &c, 1) == 1 ? 0 : 1;
+}
+
+static int open_on(pid_t pid, int group, int remove_on_exec)
+{
+	struct perf_event_attr attr;
+
+	pt_attr_sw(&attr, PERF_COUNT_SW_DUMMY);
+	attr.disabled = 0;
+	attr.remove_on_exec = remove_on_exec;
+	attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+	return sys_perf_event_open(&attr, pid, -1, group, PERF_FLAG_FD_CLOEXEC);
+}
+
+struct exec_group {
+	int leader, s1, s2;
+	int go[2], ready[2], done[2];
+	pid_t pid;
+};
+
+/* A child with the group leader, S1 (remove_on_exec) and S2 on it, exec'd. */
+static int exec_group_start(struct exec_group *g)
+{
+	char c = 0, wfd[16], rfd[16];
+
+	if (pipe(g->go) || pipe(g->ready) || pipe(g->done))
+		return -1;
+	g->pid = fork();
+	if (g->pid < 0)
+		return -1;
+	if (g->pid == 0) {
+		if (read(g->go[0], &c, 1) != 1)
+			_exit(2);
+		snprintf(wfd, sizeof(wfd), "%d", g->ready[1]);
+		snprintf(rfd, sizeof(rfd), "%d", g->done[0]);
+		execl("/proc/self/exe", "hardening", "--exec-wait", wfd, rfd,
+		      (char *)NULL);
+		_exit(3);
+	}
+	g->leader = open_on(g->pid, -1, 0);
+	g->s1 = open_on(g->pid, g->leader, 1);
+	g->s2 = open_on(g->pid, g->leader, 0);
+	if (g->leader < 0 || g->s1 < 0 || g->s2 < 0)
+		return -1;
+	if (write(g->go[1], &c, 1) != 1)
+		return -1;
+	return 0;
+}
+
+/* Wait until the child has exec'd: the new program says so. */
+static void exec_group_wait_exec(struct exec_group *g)
+{
+	char c;
+
+	if (read(g->ready[0], &c, 1) != 1)
+		return;
+}
+
+static void exec_group_end(struct exec_group *g)
+{
+	char c = 0;
+
+	if (write(g->done[1], &c, 1) != 1)
+		return;
+	pt_wait_exit(g->pid);
+}
+
+/*
+ * A remove_on_exec sibling stops counting at exec but stays in its group
+ * until closed: its close then takes it out once (and only once).
+ */
+TEST(remove_on_exec_sibling_leaves_group_once)
+{
+	struct exec_group g;
+	__u64 buf[16];
+
+	ASSERT_EQ(0, exec_group_start(&g));
+	exec_group_wait_exec(&g);
+	/* nr, then value and id of leader, S1, S2 */
+	EXPECT_EQ(56, read(g.leader, buf, sizeof(buf)));
+	EXPECT_EQ(3, buf[0]);
+	close(g.s1);
+	EXPECT_EQ(40, read(g.leader, buf, sizeof(buf)));
+	EXPECT_EQ(2, buf[0]);
+	EXPECT_EQ(40, read(g.s2, buf, sizeof(buf)));
+	EXPECT_EQ(2, buf[0]);
+	exec_group_end(&g);
+	EXPECT_EQ(40, read(g.leader, buf, sizeof(buf)));
+	EXPECT_EQ(2, buf[0]);
+	close(g.s2);
+	EXPECT_EQ(24, read(g.leader, buf, sizeof(buf)));
+	EXPECT_EQ(1, buf[0]);
+	close(g.leader);
+}
+
+/* The leader goes first: the retired sibling's close then touches nothing. */
+TEST(remove_on_exec_sibling_closed_after_its_leader)
+{
+	struct exec_group g;
+	__u64 buf[16];
+
+	ASSERT_EQ(0, exec_group_start(&g));
+	exec_group_wait_exec(&g);
+	close(g.leader);
+	/* S1 and S2 are groups of their own now */
+	EXPECT_EQ(24, read(g.s1, buf, sizeof(buf)));
+	EXPECT_EQ(1, buf[0]);
+	EXPECT_EQ(24, read(g.s2, buf, sizeof(buf)));
+	EXPECT_EQ(1, buf[0]);
+	close(g.s1);
+	exec_group_end(&g);
+	EXPECT_EQ(24, read(g.s2, buf, sizeof(buf)));
+	close(g.s2);
+}
+
+static int open_clock(__u32 type, __u64 config, int clockid, void *addr)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.use_clockid = 1;
+	attr.clockid = clockid;
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_TIME;
+	if (type == PERF_TYPE_BREAKPOINT) {
+		attr.bp_type = HW_BREAKPOINT_W;
+		attr.bp_addr = (unsigned long)addr;
+		attr.bp_len = HW_BREAKPOINT_LEN_4;
+	}
+	return sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int watched;
+
+/*
+ * Breakpoints fire in #DB, as NMI-like as the cpu PMU's PMI: only the
+ * monotonic clocks, which never wait on the timekeeper's lock. Software
+ * events never fire in NMI and may use any clock.
+ */
+TEST(clocks_unsafe_in_nmi_are_einval_where_the_pmu_fires_in_nmi)
+{
+	int ok[] = { CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW };
+	int bad[] = { CLOCK_REALTIME, CLOCK_BOOTTIME, CLOCK_TAI };
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < 2; i++) {
+		fd = open_clock(PERF_TYPE_BREAKPOINT, 0, ok[i], &watched);
+		EXPECT_LE(0, fd);
+		close(fd);
+	}
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(-1, open_clock(PERF_TYPE_BREAKPOINT, 0, bad[i],
+					 &watched));
+		EXPECT_EQ(EINVAL, errno);
+		fd = open_clock(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
+				bad[i], NULL);
+		EXPECT_LE(0, fd);
+		close(fd);
+	}
+	/* not a clock at all */
+	EXPECT_EQ(-1, open_clock(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
+				 1000, NULL));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/*
+ * Over the mlock limit, mmap fails before the buffer is allocated: a
+ * 1 GiB buffer is refused at once (allocating and zeroing it first took
+ * seconds under TCG, and as many users as tried).
+ */
+TEST(mmap_over_the_mlock_limit_fails_before_allocating)
+{
+	struct rlimit rl = { 0, 0 };
+	struct timespec t0, t1;
+	long ps = pt_page_size();
+	__u64 ns;
+	void *p;
+	int fd;
+
+	if (geteuid() == 0)
+		SKIP(return, "CAP_IPC_LOCK ignores the limit");
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
+	fd = pt_open_sw(PERF_COUNT_SW_DUMMY, -1, 0);
+	ASSERT_LE(0, fd);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	p = mmap(NULL, (1 + (1UL << 18)) * ps, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EPERM, errno);
+	ns = (t1.tv_sec - t0.tv_sec) * 1000000000ULL + t1.tv_nsec - t0.tv_nsec;
+	EXPECT_GT(50000000ULL, ns) TH_LOG("mmap took %llu ns",
+					  (unsigned long long)ns);
+	close(fd);
+}
+
+/* Past the data pages is the AUX area: none here, with 6.12's errnos. */
+TEST(mmap_at_an_offset_is_the_aux_area)
+{
+	long ps = pt_page_size();
+	struct pt_rb rb;
+	void *p;
+	int fd;
+
+	fd = pt_open_sw(PERF_COUNT_SW_DUMMY, -1, 0);
+	ASSERT_LE(0, fd);
+	/* no buffer yet */
+	p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 2 * ps);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 1));
+	/* not where the control page says */
+	p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 2 * ps);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	rb.pg->aux_offset = 2 * ps;
+	rb.pg->aux_size = ps;
+	p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 2 * ps);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	/* inside the data pages */
+	rb.pg->aux_offset = ps;
+	p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, ps);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	pt_rb_unmap(&rb);
+	close(fd);
+}
+
+/* No PMU here has an AUX area: aux_output and 6.13's aux_action bits. */
+TEST(aux_bits_without_an_aux_area)
+{
+	union pt_attr_buf b;
+	__u32 bit;
+
+	memset(&b, 0, sizeof(b));
+	pt_attr_sw(&b.attr, PERF_COUNT_SW_DUMMY);
+	b.attr.aux_output = 1;
+	EXPECT_EQ(-1, sys_perf_event_open(&b.attr, 0, -1, -1, 0));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+
+	for (bit = 0; bit < 32; bit += 1) {
+		__u32 v = 1U << bit;
+
+		pt_attr_sw(&b.attr, PERF_COUNT_SW_DUMMY);
+		memcpy(b.bytes + PT_OFF_RESERVED_3, &v, sizeof(v));
+		EXPECT_EQ(-1, sys_perf_event_open(&b.attr, 0, -1, -1, 0));
+		EXPECT_EQ(EINVAL, errno);
+	}
+}
+
+/*
+ * A callchain for a user at paranoid 2 who may not see the kernel:
+ * allowed, with the kernel's frames left out.
+ */
+TEST(user_callchain_without_exclude_callchain_kernel)
+{
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	struct pt_sample s;
+	struct pt_rb rb;
+	struct pt_recs r;
+	__u64 i;
+	int fd, n = 0;
+
+	pt_attr_sample(&attr, PERF_COUNT_SW_PAGE_FAULTS, 1,
+		       PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 16));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	pt_fault_pages(16);
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
+		ASSERT_EQ(h->size - sizeof(*h), pt_sample_parse(&attr, h, &s));
+		ASSERT_LT(0, s.nr_chain);
+		EXPECT_EQ(PERF_CONTEXT_USER, s.chain[0]);
+		for (i = 0; i < s.nr_chain && i < PT_MAX_CHAIN; i++)
+			EXPECT_NE(PERF_CONTEXT_KERNEL, s.chain[i]);
+		n++;
+	}
+	EXPECT_LE(16, n);
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(fd);
+}
+
+/*
+ * Records of a CPU-bound event may not go to a per-task event's buffer
+ * (nor the other way): two CPUs would write one buffer at once.
+ */
+TEST(set_output_across_cpu_and_task_buffers_is_einval)
+{
+	struct perf_event_attr attr;
+	struct pt_rb rb, rb2;
+	int task_fd, task2_fd, cpu_fd;
+
+	task_fd = pt_open_sw(PERF_COUNT_SW_DUMMY, -1, 0);
+	ASSERT_LE(0, task_fd);
+	ASSERT_EQ(0, pt_rb_map(&rb, task_fd, 1));
+	pt_attr_sw(&attr, PERF_COUNT_SW_DUMMY);
+	cpu_fd = sys_perf_event_open(&attr, 0, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, cpu_fd);
+	EXPECT_EQ(-1, ioctl(cpu_fd, PERF_EVENT_IOC_SET_OUTPUT, task_fd));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, pt_rb_map(&rb2, cpu_fd, 1));
+	task2_fd = pt_open_sw(PERF_COUNT_SW_DUMMY, -1, 0);
+	ASSERT_LE(0, task2_fd);
+	EXPECT_EQ(-1, ioctl(task2_fd, PERF_EVENT_IOC_SET_OUTPUT, cpu_fd));
+	EXPECT_EQ(EINVAL, errno);
+	/* one task on any CPU is fine */
+	EXPECT_EQ(0, ioctl(task2_fd, PERF_EVENT_IOC_SET_OUTPUT, task_fd));
+	pt_rb_unmap(&rb2);
+	pt_rb_unmap(&rb);
+	close(task2_fd);
+	close(cpu_fd);
+	close(task_fd);
+}
+
+/*
+ * inherit_stat: each inherited copy's final values come back as a READ
+ * record (pid, tid, the read_format values, sample_id) when its task
+ * exits; without it, none.
+ */
+static int inherit_stat_reads(int inherit_stat, __u32 *pid, __u32 *tid,
+			      __u64 *value, __u64 *id, __u64 *own_id)
+{
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	struct pt_rb rb;
+	struct pt_recs r;
+	int fd, cpu, n = 0;
+	pid_t child;
+
+	cpu = pt_nth_cpu(0);
+	if (pt_pin_cpu(0, cpu))
+		return -1;
+	pt_attr_sw(&attr, PERF_COUNT_SW_PAGE_FAULTS);
+	attr.inherit = 1;
+	attr.inherit_stat = inherit_stat;
+	attr.read_format = PERF_FORMAT_ID;
+	attr.sample_id_all = 1;
+	attr.sample_type = PERF_SAMPLE_TID;
+	fd = sys_perf_event_open(&attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 || pt_rb_map(&rb, fd, 8))
+		return -1;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, own_id))
+		return -1;
+	pt_ioctl(fd, PERF_EVENT_IOC_ENABLE);
+	child = fork();
+	if (child == 0)
+		_exit(pt_fault_pages(32) ? 1 : 0);
+	if (pt_wait_exit(child) != 0)
+		return -1;
+	pt_ioctl(fd, PERF_EVENT_IOC_DISABLE);
+	if (pt_rb_drain(&rb, &r))
+		return -1;
+	pt_recs_for_each(h, &r, PERF_RECORD_READ) {
+		__u32 *w = (__u32 *)(h + 1);
+		__u64 *q = (__u64 *)(w + 2);
+
+		/* pid, tid, value, id, then sample_id's pid, tid */
+		if (h->size != sizeof(*h) + 8 + 16 + 8)
+			return -2;
+		*pid = w[0];
+		*tid = w[1];
+		*value = q[0];
+		*id = q[1];
+		if (((__u32 *)(q + 2))[1] != (__u32)child ||
+		    w[1] != (__u32)child)
+			return -3;
+		n++;
+	}
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(fd);
+	return n;
+}
+
+TEST(inherit_stat_writes_a_read_record_at_child_exit)
+{
+	__u32 pid = 0, tid = 0;
+	__u64 value = 0, id = 0, own_id = 0;
+
+	ASSERT_EQ(1, inherit_stat_reads(1, &pid, &tid, &value, &id, &own_id));
+	EXPECT_EQ(pid, tid);
+	EXPECT_LE(32, value);
+	EXPECT_EQ(own_id, id);
+	ASSERT_EQ(0, inherit_stat_reads(0, &pid, &tid, &value, &id, &own_id));
+}
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON	38
+#endif
+
+static int drop_caps(__u64 drop)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	int i;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	for (i = 0; i < 2; i++) {
+		data[i].effective &= ~(__u32)(drop >> (32 * i));
+		data[i].permitted &= ~(__u32)(drop >> (32 * i));
+	}
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/*
+ * A sigtrap event on another task sends it signals: with CAP_PERFMON but
+ * without CAP_KILL (and without the ptrace attach access that would
+ * stand in for it) that is EACCES, while a plain event is allowed.
+ */
+TEST(sigtrap_on_another_task_needs_kill)
+{
+	int go[2], res[2], status;
+	pid_t victim, prober;
+	char c = 0;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs CAP_PERFMON to tell the checks apart");
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(res));
+	victim = fork();
+	ASSERT_LE(0, victim);
+	if (victim == 0) {
+		if (pt_drop_privs(1001, 1001))
+			_exit(2);
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+		if (write(res[1], &c, 1) != 1)
+			_exit(4);
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 3);
+	}
+	/* the victim runs as uid 1001 now */
+	ASSERT_EQ(1, read(res[0], &c, 1));
+	prober = fork();
+	ASSERT_LE(0, prober);
+	if (prober == 0) {
+		struct perf_event_attr attr;
+		int fd, out = 0;
+
+		if (drop_caps((1ULL << CAP_KILL) | (1ULL << CAP_SYS_PTRACE)))
+			_exit(2);
+		pt_attr_sw(&attr, PERF_COUNT_SW_DUMMY);
+		attr.remove_on_exec = 1;
+		fd = sys_perf_event_open(&attr, victim, -1, -1, 0);
+		if (fd < 0)
+			out |= 1;
+		attr.sigtrap = 1;
+		if (sys_perf_event_open(&attr, victim, -1, -1, 0) != -1 ||
+		    errno != EACCES)
+			out |= 2;
+		_exit(out);
+	}
+	ASSERT_EQ(prober, waitpid(prober, &status, 0));
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	EXPECT_EQ(0, pt_wait_exit(victim));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "--exec-wait"))
+		return exec_wait_main(atoi(argv[2]), atoi(argv[3]));
+	return test_harness_run(argc, argv);
+}
