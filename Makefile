@@ -52,7 +52,7 @@ TLOCK = $(S)/locked.sh test
 	headers ptests runas upstream-bins initramfs initramfs-upstream \
 	test _test test-build check stock-test _stock-test upstream-selftests \
 	_upstream-selftests run pmu-qemu pmu-test _pmu-test _pmu-result \
-	clean distclean
+	fuzz-kernel fuzz diff clean distclean
 
 all: help
 
@@ -233,9 +233,32 @@ _pmu-result: runas
 		echo "FAIL pmu-model@ours: no results (QEMU or kernel build failed?)" \
 			> $(B)/logs/pmu-ours.result
 
+# ---- fuzzing and the differential check (outside make test) -------------
+# make fuzz [FUZZ_MIN=30] [FUZZ_SEED=n] [SMP=4]: trinity and perf_fuzz on
+# the fuzz kernel (test checkers + kmemleak); see scripts/fuzz.sh.
+# make diff [DIFF_SEEDS="1 2 3"] [DIFF_N=3000]: the same random attrs on
+# our test kernel and the stock one; see scripts/perf-diff.sh.
+FUZZ_FRAGS := $(C)/base.config $(C)/test.config $(C)/fuzz.config
+FUZZ_SMP   ?= 4
+
+fuzz-kernel: deps
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh ours $(B)/obj-fuzz $(FUZZ_FRAGS) -- bzImage
+
+fuzz: fuzz-kernel initramfs
+	@dpkg -s trinity >/dev/null 2>&1 || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq trinity; }
+	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-fuzzbase.cpio.gz \
+		-t $(PTEST_DIR)/tests.list:$(PTEST_OUT) -x /usr/bin/trinity
+	@SMP=$(FUZZ_SMP) $(S)/fuzz.sh $(B)/obj-fuzz/$(BZ) $(B)/initramfs-fuzzbase.cpio.gz
+
+diff: kernel stock initramfs
+	@$(TLOCK) $(S)/perf-diff.sh $(B)/obj-test/$(BZ) $(B)/obj-stock/$(BZ) \
+		$(B)/initramfs-test.cpio.gz
+
 # ---- cleaning -----------------------------------------------------------
 clean:
 	rm -rf $(B)/obj-test $(B)/obj-stock $(B)/obj-bench $(B)/obj-stock-bench \
+		$(B)/obj-fuzz \
 		$(HDRS) $(PTEST_OUT) $(UP_OUT) $(B)/logs $(B)/runas \
 		$(B)/initramfs-*.cpio.gz $(B)/initramfs-*.list $(B)/.initramfs.* \
 		$(B)/pmu-tests

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkinitramfs.sh -o OUT.cpio.gz [-t LIST:BINDIR]... [-u BINDIR:NAME]...
+# mkinitramfs.sh -o OUT.cpio.gz [-t LIST:BINDIR]... [-u BINDIR:NAME]... [-x BIN]...
 # mkinitramfs.sh -o OUT.cpio.gz -b BASE.cpio.gz -c COMMAND
 #
 # Second form: OUT = BASE plus /etc/ptest-cmd containing COMMAND (the
@@ -16,20 +16,22 @@
 #                   /tests/upstream/NAME, run as root with a 120s timeout
 #                   (result upstream:NAME); with ARGS (e.g. harness
 #                   filters "-T test") through a wrapper that passes them
+#   -x BIN          a host binary (with its shared libraries) as /usr/bin/BIN
 # The merged list is /tests/tests.list and is also written to OUT's
 # sibling OUT-without-.cpio.gz + ".list" for the host-side parser.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$ROOT/build
-out= lists=() ups=() base= cmd=
-while getopts o:t:u:b:c: opt; do
+out= lists=() ups=() extras=() base= cmd=
+while getopts o:t:u:b:c:x: opt; do
 	case $opt in
 	o) out=$(readlink -m "$OPTARG") ;;
 	b) base=$(readlink -m "$OPTARG") ;;
 	c) cmd=$OPTARG ;;
 	t) lists+=("$(readlink -m "${OPTARG%%:*}"):$(readlink -m "${OPTARG#*:}")") ;;
 	u) ups+=("$(readlink -m "${OPTARG%%:*}"):${OPTARG#*:}") ;;
+	x) extras+=("$OPTARG") ;;
 	*) exit 2 ;;
 	esac
 done
@@ -94,6 +96,9 @@ copy_bin "$perf" usr/bin/perf
 # gdb (Debian's gdb-minimal, or gdb) for the hardware watchpoint test
 [ -x /usr/bin/gdb ] || { echo "mkinitramfs.sh: no /usr/bin/gdb (make deps)" >&2; exit 1; }
 copy_bin /usr/bin/gdb usr/bin/gdb
+for x in "${extras[@]}"; do
+	copy_bin "$x" "usr/bin/${x##*/}"
+done
 
 # tests
 : > tests/tests.list

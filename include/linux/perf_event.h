@@ -95,6 +95,7 @@ typedef void (*perf_overflow_handler_t)(struct perf_event *,
 #define PERF_PMU_CAP_NO_EXCLUDE			0x0040
 #define PERF_PMU_CAP_AUX_OUTPUT			0x0080
 #define PERF_PMU_CAP_EXTENDED_HW_TYPE		0x0100
+#define PERF_PMU_CAP_AUX_PAUSE			0x0200
 
 /* flags for pmu->add() */
 #define PERF_EF_START	0x01	/* start the counter when adding */
@@ -608,6 +609,11 @@ int perf_event_read_local(struct perf_event *event, u64 *value,
 			  u64 *enabled, u64 *running);
 int perf_event_refresh(struct perf_event *event, int refresh);
 int perf_event_period(struct perf_event *event, u64 value);
+/* hold off changes to @leader's sibling list (a PMU's event_init) */
+struct perf_event_context *perf_event_group_lock(struct perf_event *leader,
+						 unsigned long *flags);
+void perf_event_group_unlock(struct perf_event_context *ctx,
+			     unsigned long flags);
 u64 perf_event_pause(struct perf_event *event, bool reset);
 const struct perf_event_attr *perf_event_attrs(struct perf_event *event);
 struct perf_event *perf_get_event(struct file *file);

@@ -92,9 +92,12 @@ static int __perf_callchain_get(u32 max_stack)
  */
 int perf_callchain_get(struct perf_event *event)
 {
-	u32 max = event->attr.sample_max_stack ?:
-		  READ_ONCE(sysctl_perf_event_max_stack);
+	u32 limit = READ_ONCE(sysctl_perf_event_max_stack);
+	u32 max = event->attr.sample_max_stack ?: limit;
 
+	/* deeper than the sysctl allows: checked once the PMU took it */
+	if (max > limit)
+		return -EOVERFLOW;
 	return __perf_callchain_get(max);
 }
 

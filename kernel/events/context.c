@@ -304,9 +304,6 @@ void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 					 sibling_entry) {
 			list_del_init(&sibling->sibling_entry);
 			sibling->group_leader = sibling;
-			/* one retired at exec is in no group list any more */
-			if (list_empty(&sibling->event_entry))
-				continue;
 			if (sibling->attr.pinned)
 				list_add_tail(&sibling->group_entry,
 					      &ctx->pinned_groups);
@@ -402,35 +399,4 @@ void perf_remove_event(struct perf_event *event)
 		return;
 	}
 	perf_ctx_call(ctx, __perf_remove_event, event);
-}
-
-static int __perf_retire_event(struct perf_event_context *ctx, void *info)
-{
-	struct perf_event *event = info;
-
-	perf_ctx_update_time(ctx);
-	perf_event_sched_out(ctx, event);
-	/* now, under the lock: its leader's next schedule-in skips it */
-	perf_event_set_state(event, PERF_EVENT_STATE_EXIT);
-	perf_ctx_unlink_event_locked(ctx, event);
-	return 0;
-}
-
-/**
- * perf_retire_event - take a group member off its context, not its group
- *
- * For remove_on_exec on a sibling the task opened itself: the event stops
- * counting but stays a member of its group, which its leader's group
- * reads still report, until its fd is closed (perf_remove_event() then
- * detaches it). ctx->mutex must be held.
- */
-void perf_retire_event(struct perf_event *event)
-{
-	struct perf_event_context *ctx = event->ctx;
-
-	lockdep_assert_held(&ctx->mutex);
-	if (WARN_ON_ONCE(event->group_leader == event))
-		return;
-	if (!list_empty(&event->event_entry))
-		perf_ctx_call(ctx, __perf_retire_event, event);
 }

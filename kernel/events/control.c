@@ -30,7 +30,9 @@ void perf_event_enable_locked(struct perf_event_context *ctx,
 	if (!ctx->is_active)
 		return;
 
-	if (leader == event)
+	if (leader == event && event->attr.pinned)
+		perf_ctx_sched_in_pinned(ctx, event);
+	else if (leader == event)
 		perf_group_sched_in(ctx, event);
 	else if (leader->state == PERF_EVENT_STATE_ACTIVE)
 		perf_event_sched_in(ctx, event);
@@ -39,6 +41,8 @@ void perf_event_enable_locked(struct perf_event_context *ctx,
 static int __perf_event_enable(struct perf_event_context *ctx, void *info)
 {
 	perf_event_enable_locked(ctx, info);
+	/* self-monitoring readers see the times and index it has now */
+	perf_event_update_userpage(info);
 	return 0;
 }
 
@@ -54,6 +58,7 @@ static int __perf_event_disable(struct perf_event_context *ctx, void *info)
 	else
 		perf_event_sched_out(ctx, event);
 	perf_event_set_state(event, PERF_EVENT_STATE_OFF);
+	perf_event_update_userpage(event);
 	return 0;
 }
 
@@ -65,6 +70,8 @@ static int __perf_event_reset(struct perf_event_context *ctx, void *info)
 	if (event->state == PERF_EVENT_STATE_ACTIVE)
 		event->pmu->read(event);
 	local64_set(&event->count, 0);
+	/* the offset that self-monitoring adds to rdpmc starts again too */
+	perf_event_update_userpage(event);
 	return 0;
 }
 
@@ -145,22 +152,34 @@ int perf_event_ctl_reset(struct perf_event *event, bool group)
 	return perf_event_apply_group(event, group, __perf_event_reset);
 }
 
+struct perf_period_op {
+	struct perf_event	*event;
+	u64			value;
+};
+
+/*
+ * Each event has its own copy of the attr, an inherited child too: the
+ * new value goes into each, so a child forked later inherits it as well.
+ */
 static int __perf_event_period(struct perf_event_context *ctx, void *info)
 {
-	struct perf_event *event = info;
+	struct perf_period_op *op = info;
+	struct perf_event *event = op->event;
 	bool active = event->state == PERF_EVENT_STATE_ACTIVE;
-	u64 period = event->attr.sample_period;
 
+	/* sample_freq in frequency mode: the tick adjusts the period to it */
+	event->attr.sample_period = op->value;
 	if (event->attr.freq)
 		return 0;
 
 	if (active)
 		event->pmu->stop(event, PERF_EF_UPDATE);
-	event->hw.sample_period = period;
+	event->hw.sample_period = op->value;
 	/* the new period starts now */
-	local64_set(&event->hw.period_left, period);
+	local64_set(&event->hw.period_left, op->value);
 	if (active)
 		event->pmu->start(event, PERF_EF_RELOAD);
+	perf_event_update_userpage(event);
 	return 0;
 }
 
@@ -172,6 +191,7 @@ static int __perf_event_period(struct perf_event_context *ctx, void *info)
  */
 int perf_event_ctl_period(struct perf_event *event, u64 value)
 {
+	struct perf_period_op op = { .value = value };
 	struct perf_event_context *ctx = event->ctx;
 	int err;
 
@@ -193,11 +213,44 @@ int perf_event_ctl_period(struct perf_event *event, u64 value)
 	}
 
 	mutex_lock(&ctx->mutex);
-	event->attr.sample_period = value;
-	perf_ctx_call(ctx, __perf_event_period, event);
-	perf_event_apply_children(event, __perf_event_period);
+	op.event = event;
+	perf_ctx_call(ctx, __perf_event_period, &op);
+	mutex_lock(&event->child_mutex);
+	list_for_each_entry(op.event, &event->child_list, child_entry)
+		perf_ctx_call(op.event->ctx, __perf_event_period, &op);
+	mutex_unlock(&event->child_mutex);
 	mutex_unlock(&ctx->mutex);
 	return 0;
+}
+
+/**
+ * perf_event_group_lock - keep @leader's sibling list as it is
+ * @leader: a group leader, attached to its context
+ * @flags: where to keep the IRQ state
+ *
+ * For a PMU's event_init, which runs before the core holds any lock of
+ * the group's context and may want to look at the other members: the
+ * core links and unlinks siblings under ctx->lock. Nothing may sleep
+ * until perf_event_group_unlock().
+ *
+ * Return: the context locked, to pass to perf_event_group_unlock(); NULL
+ * (nothing locked) for a leader in no context.
+ */
+struct perf_event_context *perf_event_group_lock(struct perf_event *leader,
+						 unsigned long *flags)
+{
+	struct perf_event_context *ctx = READ_ONCE(leader->ctx);
+
+	if (ctx)
+		raw_spin_lock_irqsave(&ctx->lock, *flags);
+	return ctx;
+}
+
+void perf_event_group_unlock(struct perf_event_context *ctx,
+			     unsigned long flags)
+{
+	if (ctx)
+		raw_spin_unlock_irqrestore(&ctx->lock, flags);
 }
 
 /**

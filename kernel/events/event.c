@@ -177,10 +177,28 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 		goto err_pmu;
 	}
 
-	/* no PMU of ours steers an AUX area */
+	/*
+	 * Steering an AUX area (aux_output, and pausing or resuming it on
+	 * overflow) takes a PMU that offers it; none of ours does.
+	 */
 	if (event->attr.aux_output &&
-	    !(event->pmu->capabilities & PERF_PMU_CAP_AUX_OUTPUT)) {
+	    (!(event->pmu->capabilities & PERF_PMU_CAP_AUX_OUTPUT) ||
+	     event->attr.aux_pause || event->attr.aux_resume)) {
 		err = -EOPNOTSUPP;
+		goto err_pmu;
+	}
+	if (event->attr.aux_pause && event->attr.aux_resume) {
+		err = -EINVAL;
+		goto err_pmu;
+	}
+	if (event->attr.aux_start_paused &&
+	    !(event->pmu->capabilities & PERF_PMU_CAP_AUX_PAUSE)) {
+		err = -EOPNOTSUPP;
+		goto err_pmu;
+	}
+	/* pause and resume act on the AUX event leading the group: none */
+	if (event->attr.aux_pause || event->attr.aux_resume) {
+		err = -EINVAL;
 		goto err_pmu;
 	}
 

@@ -168,7 +168,6 @@ int perf_ctx_call(struct perf_event_context *ctx, perf_ctx_fn fn, void *info);
 int perf_install_event(struct perf_event_context *ctx,
 		       struct perf_event *event);
 void perf_remove_event(struct perf_event *event);
-void perf_retire_event(struct perf_event *event);
 void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 			       struct perf_event *event);
 void perf_ctx_del_event_locked(struct perf_event_context *ctx,
@@ -256,7 +255,6 @@ void perf_log_throttle(struct perf_event *event, bool enable);
 void perf_event_switch(struct task_struct *task, struct task_struct *next,
 		       bool sched_in);
 void perf_event_task_exit_record(struct task_struct *task);
-void perf_event_read_record(struct perf_event *child);
 void perf_sb_account(struct perf_event *event, int delta);
 
 /* callchain.c */

@@ -49,8 +49,7 @@ static int perf_check_attr(struct perf_event_attr *attr)
 {
 	int err;
 
-	/* aux_action is 6.13's: in 6.12 these bits are still reserved */
-	if (attr->__reserved_1 || attr->__reserved_2 || attr->aux_action)
+	if (attr->__reserved_1 || attr->__reserved_2 || attr->__reserved_3)
 		return -EINVAL;
 	if (attr->sample_type & ~(PERF_SAMPLE_MAX - 1))
 		return -EINVAL;
@@ -78,11 +77,9 @@ static int perf_check_attr(struct perf_event_attr *attr)
 		if (err)
 			return err;
 	}
+	/* a depth over the sysctl is EOVERFLOW once the PMU took the event */
 	if (!attr->sample_max_stack)
 		attr->sample_max_stack = sysctl_perf_event_max_stack;
-	else if ((attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
-		 attr->sample_max_stack > sysctl_perf_event_max_stack)
-		return -EOVERFLOW;
 #ifndef CONFIG_CGROUP_PERF
 	if (attr->sample_type & PERF_SAMPLE_CGROUP)
 		return -EINVAL;
@@ -163,27 +160,19 @@ static int perf_check_access(struct perf_event_attr *attr)
 	 * Kernel-side facts in samples: physical addresses, kernel stacks,
 	 * kernel text changes.
 	 */
-	if ((attr->sample_type & PERF_SAMPLE_PHYS_ADDR) || attr->text_poke) {
+	if ((attr->sample_type & PERF_SAMPLE_PHYS_ADDR) || attr->text_poke ||
+	    ((attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	     !attr->exclude_callchain_kernel)) {
 		err = perf_allow_kernel();
 		if (err)
 			return err;
 	}
-	/*
-	 * A callchain of an event that may not see the kernel (perf record
-	 * -g as a user) is allowed; its kernel frames are left out.
-	 */
-	if ((attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
-	    !attr->exclude_callchain_kernel && perf_allow_kernel())
-		attr->exclude_callchain_kernel = 1;
 	/* the interrupted registers could be the kernel's secrets */
 	if (attr->sample_type & PERF_SAMPLE_REGS_INTR) {
 		err = security_locked_down(LOCKDOWN_PERF);
 		if (err)
 			return err;
 	}
-	/* an AUX snapshot needs an AUX event to lead: no PMU here has one */
-	if (attr->aux_sample_size)
-		return -EINVAL;
 	/* a sample's read values are per thread: say which thread */
 	if ((attr->sample_type & PERF_SAMPLE_READ) && attr->inherit &&
 	    !(attr->sample_type & PERF_SAMPLE_TID))
@@ -242,8 +231,6 @@ static int perf_check_group(struct perf_event *event,
 	if (leader->ctx != ctx || leader->cpu != event->cpu)
 		return -EINVAL;
 	if (event->attr.pinned || event->attr.exclusive)
-		return -EINVAL;
-	if (leader->attr.inherit != event->attr.inherit)
 		return -EINVAL;
 	if (perf_group_too_big(event, leader, leader->nr_siblings + 2))
 		return -E2BIG;
@@ -406,15 +393,8 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 	if (err)
 		return err;
 
-	/* cgroup events are not configured in */
-	if (flags & PERF_FLAG_PID_CGROUP)
-		return -EINVAL;
-	if (pid == -1 && cpu == -1)
-		return -EINVAL;
-	if (cpu < -1 || cpu >= (int)nr_cpu_ids)
-		return -EINVAL;
-	/* a signal needs a task to receive it */
-	if (attr.sigtrap && pid == -1)
+	/* a cgroup is named by a directory fd, monitored on one CPU */
+	if ((flags & PERF_FLAG_PID_CGROUP) && (pid == -1 || cpu == -1))
 		return -EINVAL;
 
 	if (flags & PERF_FLAG_FD_CLOEXEC)
@@ -434,17 +414,42 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 			group_leader = NULL;
 	}
 
-	if (pid != -1) {
+	if (pid != -1 && !(flags & PERF_FLAG_PID_CGROUP)) {
 		task = perf_find_task(pid);
 		if (IS_ERR(task)) {
 			err = PTR_ERR(task);
 			task = NULL;
 			goto err_group;
 		}
+	}
+	/* a group's members are all inherited, or none */
+	err = -EINVAL;
+	if (task && group_leader &&
+	    group_leader->attr.inherit != attr.inherit)
+		goto err_task;
+	/* a CPU that exists, or -1 (any) for an event that follows a task */
+	if ((cpu < 0 || cpu >= (int)nr_cpu_ids) && (!task || cpu != -1))
+		goto err_task;
+	/* a signal needs a task to receive it */
+	if (attr.sigtrap && !task)
+		goto err_task;
+	/* cgroup events are not configured in */
+	if (flags & PERF_FLAG_PID_CGROUP)
+		goto err_task;
+
+	event = perf_event_alloc(&attr, cpu, task, group_leader, NULL,
+				 NULL, NULL);
+	if (IS_ERR(event)) {
+		err = PTR_ERR(event);
+		goto err_task;
+	}
+
+	/* who may watch: known once the PMU has taken the event */
+	if (task) {
 		/* hold off exec changing the credentials we are checking */
 		err = down_read_interruptible(&task->signal->exec_update_lock);
 		if (err)
-			goto err_task;
+			goto err_event;
 		if (!perf_may_follow(task, &attr)) {
 			err = -EACCES;
 			goto err_cred;
@@ -452,20 +457,17 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 	} else {
 		err = perf_allow_cpu();
 		if (err)
-			goto err_group;
+			goto err_event;
 	}
-
-	event = perf_event_alloc(&attr, cpu, task, group_leader, NULL,
-				 NULL, NULL);
-	if (IS_ERR(event)) {
-		err = PTR_ERR(event);
+	/* an AUX snapshot needs an AUX event to lead: no PMU here has one */
+	if (attr.aux_sample_size) {
+		err = -EINVAL;
 		goto err_cred;
 	}
 
 	ctx = perf_find_get_context(task, cpu == -1 ? 0 : cpu);
 	if (IS_ERR(ctx)) {
 		err = PTR_ERR(ctx);
-		perf_event_put(event);
 		goto err_cred;
 	}
 
@@ -474,7 +476,6 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 	if (IS_ERR(event_file)) {
 		err = PTR_ERR(event_file);
 		perf_ctx_put(ctx);
-		perf_event_put(event);
 		goto err_cred;
 	}
 	event->filp = event_file;
@@ -484,7 +485,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 		/* the file's release frees the event */
 		perf_ctx_put(ctx);
 		fput(event_file);
-		goto err_cred;
+		goto err_file;
 	}
 
 	if (flags & PERF_FLAG_FD_OUTPUT) {
@@ -494,7 +495,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 		      -EINVAL;
 		if (err) {
 			fput(event_file);
-			goto err_cred;
+			goto err_file;
 		}
 	}
 
@@ -509,6 +510,12 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 	return event_fd;
 
 err_cred:
+	if (task)
+		up_read(&task->signal->exec_update_lock);
+err_event:
+	perf_event_put(event);
+	goto err_task;
+err_file:
 	if (task)
 		up_read(&task->signal->exec_update_lock);
 err_task:

@@ -231,9 +231,6 @@ static void perf_ctx_teardown(struct perf_event_context *ctx)
 	perf_ctx_call(ctx, __perf_ctx_kill, NULL);
 
 	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry) {
-		/* the copy's own final values, before they fold away */
-		if (event->parent && event->attr.inherit_stat)
-			perf_event_read_record(event);
 		raw_spin_lock_irq(&ctx->lock);
 		/* inherited copies go; the originals keep their groups */
 		if (event->parent)
@@ -333,12 +330,7 @@ static void perf_remove_on_exec(struct perf_event_context *ctx)
 	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry) {
 		if (!event->attr.remove_on_exec)
 			continue;
-		if (event->parent && event->attr.inherit_stat)
-			perf_event_read_record(event);
-		if (!event->parent && event->group_leader != event)
-			perf_retire_event(event);
-		else
-			perf_remove_event(event);
+		perf_remove_event(event);
 		perf_event_detach_from_task(ctx, event);
 	}
 	mutex_unlock(&ctx->mutex);

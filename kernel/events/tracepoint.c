@@ -89,14 +89,13 @@ static void perf_tp_hit(struct perf_event *event, u64 count, void *record,
  * A hit about @task, in someone else's context: the events of @task's
  * context for this tracepoint that are bound to this CPU see it (an
  * event on all CPUs does not: as in 6.12, only per-CPU events of a task
- * do). Such an event is on no PMU while @task is not current here, so
- * nothing else updates its count; ctx->lock keeps the list still. The
- * scheduler takes ctx->lock under the runqueue lock too, which is where
- * sched_wakeup fires. No SIGTRAP can go to another task.
+ * do), and only counts it. Such an event is on no PMU while @task is not
+ * current here, so nothing else updates its count; ctx->lock keeps the
+ * list still. The scheduler takes ctx->lock under the runqueue lock too,
+ * which is where sched_wakeup fires.
  */
 static void perf_tp_task_hit(struct task_struct *task, u16 event_type,
-			     u64 count, void *record,
-			     struct perf_raw_record *raw, struct pt_regs *regs)
+			     u64 count, void *record, struct pt_regs *regs)
 {
 	struct perf_event_context *ctx;
 	struct perf_event *event;
@@ -120,7 +119,14 @@ static void perf_tp_task_hit(struct task_struct *task, u16 event_type,
 		/* stopped, as off the PMU: only the privilege levels apply */
 		if (perf_hit_priv_excluded(event, regs))
 			continue;
-		perf_tp_hit(event, count, record, raw, regs);
+		if (event->filter && !filter_match_preds(event->filter, record))
+			continue;
+		/*
+		 * Counted, never sampled, as in 6.12: a sample here would be
+		 * taken in someone else's context (the waker's registers and
+		 * stacks) for an event that is not running.
+		 */
+		local64_add(count, &event->count);
 	}
 unlock:
 	raw_spin_unlock_irqrestore(&ctx->lock, flags);
@@ -162,7 +168,7 @@ void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size,
 		rcu_read_unlock();
 	}
 	if (task && task != current)
-		perf_tp_task_hit(task, event_type, count, record, &raw, regs);
+		perf_tp_task_hit(task, event_type, count, record, regs);
 	perf_swevent_put_recursion_context(rctx);
 }
 EXPORT_SYMBOL_GPL(perf_tp_event);

@@ -83,6 +83,8 @@ void perf_check_microcode(void)
  */
 void perf_clear_dirty_counters(void)
 {
+	if (x86_pmu_hw.registered)
+		x86_pmu_clear_dirty();
 }
 
 /**

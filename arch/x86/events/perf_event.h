@@ -119,11 +119,14 @@ struct x86_lbr_ops {
  * @events: the event on each counter index
  * @used: indices given to events (added, maybe stopped)
  * @active: indices counting now: the PMI handles only these
+ * @dirty: indices whose last event was taken off: they hold its count
+ *	until x86_pmu_clear_dirty() or a new event overwrites them
  */
 struct cpu_hw_events {
 	struct perf_event	*events[X86_PMC_IDX_MAX];
 	u64			used;
 	u64			active;
+	u64			dirty;
 	/* events using the branch stack, and their common filter */
 	int			lbr_users;
 	u64			lbr_sel;
@@ -139,6 +142,7 @@ u64 x86_perf_event_update(struct perf_event *event);
 bool x86_perf_event_set_period(struct perf_event *event);
 bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs);
 void x86_pmu_lbr_read(void);
+void x86_pmu_clear_dirty(void);
 
 /* LBR_SELECT (Intel and AMD): a set bit suppresses */
 #define X86_LBR_SEL_KERNEL	BIT_ULL(0)	/* branches ending in ring 0 */

@@ -41,6 +41,8 @@
 #include <asm/mmu_context.h>
 #include <asm/nmi.h>
 #include <asm/perf_event.h>
+#include <asm/perf_regs.h>
+#include <asm/timer.h>
 
 #include "perf_event.h"
 
@@ -70,13 +72,26 @@ static inline int x86_counter_bits(struct hw_perf_event *hwc)
 	return hwc->flags;
 }
 
+/*
+ * A raw counter value sign-extended from the counter's width. The
+ * control page's offset is count - prev_count and user space adds the
+ * sign-extended rdpmc value to it (pmc_width), so prev_count is kept in
+ * the same sign-extended form for the sum to be the count.
+ */
+static inline u64 x86_counter_sext(struct hw_perf_event *hwc, u64 raw)
+{
+	int shift = 64 - x86_counter_bits(hwc);
+
+	return (u64)((s64)(raw << shift) >> shift);
+}
+
 /**
  * x86_perf_event_update - add what the counter counted since the last update
  *
  * Safe against the NMI: the previous raw value is swapped with cmpxchg,
  * so an update that races with the PMI's counts each event once.
  *
- * Return: the raw counter value read.
+ * Return: the counter value read, sign-extended from its width.
  */
 u64 x86_perf_event_update(struct perf_event *event)
 {
@@ -88,6 +103,7 @@ u64 x86_perf_event_update(struct perf_event *event)
 	prev = local64_read(&hwc->prev_count);
 	do {
 		rdpmcl(hwc->event_base_rdpmc, now);
+		now = x86_counter_sext(hwc, now);
 	} while (!local64_try_cmpxchg(&hwc->prev_count, &prev, now));
 
 	delta = (s64)((now << shift) - (prev << shift)) >> shift;
@@ -132,8 +148,10 @@ bool x86_perf_event_set_period(struct perf_event *event)
 		left = 2;
 
 	mask = GENMASK_ULL(x86_counter_bits(hwc) - 1, 0);
-	local64_set(&hwc->prev_count, (u64)-left & mask);
+	local64_set(&hwc->prev_count, (u64)-left);
 	wrmsrl(hwc->event_base, (u64)-left & mask);
+	/* the offset a self-monitoring reader adds to rdpmc just moved */
+	perf_event_update_userpage(event);
 	return overflow;
 }
 
@@ -180,23 +198,17 @@ static int x86_pick_counter(struct perf_event *event, u64 used)
 	return __ffs64(free);
 }
 
-/*
- * Whether @event and the other "cpu" events of its group fit the
- * counters at once: a group that never can would never count, so
- * perf_event_open() refuses it (EINVAL), as the stock kernel does.
- */
-static bool x86_group_fits(struct perf_event *event)
+/* the counters the "cpu" events of @leader's group take, or -1ULL */
+static u64 x86_group_counters(struct perf_event *leader)
 {
-	struct perf_event *leader = event->group_leader, *sibling;
+	struct perf_event *sibling;
 	u64 used = 0;
 	int idx;
 
-	if (leader == event)
-		return true;
 	if (leader->pmu == &x86_cpu_pmu) {
 		idx = x86_pick_counter(leader, used);
 		if (idx < 0)
-			return false;
+			return -1ULL;
 		used |= BIT_ULL(idx);
 	}
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
@@ -204,10 +216,35 @@ static bool x86_group_fits(struct perf_event *event)
 			continue;
 		idx = x86_pick_counter(sibling, used);
 		if (idx < 0)
-			return false;
+			return -1ULL;
 		used |= BIT_ULL(idx);
 	}
-	return x86_pick_counter(event, used) >= 0;
+	return used;
+}
+
+/*
+ * Whether @event and the other "cpu" events of its group fit the
+ * counters at once: a group that never can would never count, so
+ * perf_event_open() refuses it (EINVAL), as the stock kernel does.
+ *
+ * event_init runs before the core takes any lock of the group's
+ * context, while other members may be closed: the sibling list is
+ * walked under the lock the core changes it under. The leader itself
+ * is held by the group fd (or the inherit code).
+ */
+static bool x86_group_fits(struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader;
+	struct perf_event_context *ctx;
+	unsigned long flags;
+	u64 used;
+
+	if (leader == event)
+		return true;
+	ctx = perf_event_group_lock(leader, &flags);
+	used = x86_group_counters(leader);
+	perf_event_group_unlock(ctx, flags);
+	return used != -1ULL && x86_pick_counter(event, used) >= 0;
 }
 
 static int x86_pmu_add(struct perf_event *event, int flags)
@@ -230,8 +267,18 @@ static int x86_pmu_add(struct perf_event *event, int flags)
 			cpuc->lbr_bst = event->attr.branch_sample_type;
 			x86_ops->lbr->reset();
 			x86_ops->lbr->enable(cpuc->lbr_sel);
+		} else if (event->attach_state & PERF_ATTACH_TASK) {
+			/*
+			 * A per-task user comes on with its task: the stack
+			 * an event of the CPU kept recording holds the
+			 * branches of the task before, which are not this
+			 * task's to see.
+			 */
+			x86_ops->lbr->reset();
 		}
 	}
+	/* what it holds is its new user's; x86_pmu_del() marks it again */
+	cpuc->dirty &= ~BIT_ULL(idx);
 	cpuc->used |= BIT_ULL(idx);
 	cpuc->events[idx] = event;
 	hwc->idx = idx;
@@ -253,6 +300,8 @@ static void x86_pmu_del(struct perf_event *event, int flags)
 	if (hwc->idx >= 0) {
 		cpuc->events[hwc->idx] = NULL;
 		cpuc->used &= ~BIT_ULL(hwc->idx);
+		/* it keeps the count: see perf_clear_dirty_counters() */
+		cpuc->dirty |= BIT_ULL(hwc->idx);
 		if (has_branch_stack(event) && !--cpuc->lbr_users)
 			x86_ops->lbr->disable();
 	}
@@ -394,22 +443,58 @@ static int x86_pmu_event_idx(struct perf_event *event)
 	return hwc->event_base_rdpmc + 1;
 }
 
+/*
+ * The TSC to perf clock conversion of the control page. The perf clock
+ * is local_clock(): while sched_clock is the TSC's and stable, that is
+ * __sched_clock_offset + cyc2ns_offset + (tsc * mul) >> shift on every
+ * CPU, so user space can turn a TSC read into the clock (time_zero) or
+ * into the time since this update (time_offset, for time_enabled and
+ * time_running). The TSC is 64 bits wide and never wraps, so the short
+ * counter fields (cap_user_time_short) are not needed.
+ */
+static void x86_userpage_time(struct perf_event *event,
+			      struct perf_event_mmap_page *userpg, u64 now)
+{
+	struct cyc2ns_data data;
+	u64 zero;
+
+	userpg->cap_user_time = 0;
+	userpg->cap_user_time_zero = 0;
+	userpg->cap_user_time_short = 0;
+	if (!using_native_sched_clock() || !sched_clock_stable())
+		return;
+
+	cyc2ns_read_begin(&data);
+	zero = data.cyc2ns_offset + __sched_clock_offset;
+	userpg->time_mult = data.cyc2ns_mul;
+	userpg->time_shift = data.cyc2ns_shift;
+	cyc2ns_read_end();
+
+	userpg->time_offset = zero - now;
+	userpg->cap_user_time = 1;
+	/* records of an event with its own clockid are not in this clock */
+	if (!event->attr.use_clockid) {
+		userpg->time_zero = zero;
+		userpg->cap_user_time_zero = 1;
+	}
+}
+
 /**
  * arch_perf_update_userpage - the x86 fields of an event's control page
  * @event: the event whose buffer's control page is being updated
  * @userpg: the control page
  * @now: the perf clock now
  *
- * Counters of the "cpu" PMU can be read with rdpmc (unless the sysfs
- * rdpmc file says never): cap_user_rdpmc and the counter width. The
- * time conversion fields stay 0 (cap_user_time): the TSC is not trusted
- * to be stable.
+ * The TSC conversion for every event; for counters of the "cpu" PMU,
+ * which can be read with rdpmc (unless the sysfs rdpmc file says
+ * never), cap_user_rdpmc and the counter width.
  */
 void arch_perf_update_userpage(struct perf_event *event,
 			       struct perf_event_mmap_page *userpg, u64 now)
 {
 	struct hw_perf_event *hwc = &event->hw;
 
+	x86_userpage_time(event, userpg, now);
 	if (event->pmu != &x86_cpu_pmu)
 		return;
 	userpg->cap_user_rdpmc =
@@ -418,11 +503,43 @@ void arch_perf_update_userpage(struct perf_event *event,
 					    x86_pmu_hw.cntval_bits;
 }
 
+/**
+ * x86_pmu_clear_dirty - zero this CPU's counters that their users left
+ *
+ * A counter keeps the count of its last event after that event is taken
+ * off; a task allowed rdpmc could read it. Called (IRQs off) before such
+ * a task runs: counters given to no event now are zeroed. Those in use
+ * hold the counts of events live here, as the stock kernel leaves them.
+ */
+void x86_pmu_clear_dirty(void)
+{
+	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+	u64 dirty = cpuc->dirty & ~cpuc->used;
+	unsigned long msr;
+	int idx, rdpmc, bits;
+
+	if (!dirty)
+		return;
+	for_each_set_bit(idx, (unsigned long *)&dirty, X86_PMC_IDX_MAX) {
+		x86_ops->counter(idx, &msr, &rdpmc, &bits);
+		wrmsrl(msr, 0);
+	}
+	cpuc->dirty &= ~dirty;
+}
+
 static int x86_pmu_event_init(struct perf_event *event)
 {
 	struct perf_event_attr *attr = &event->attr;
 	struct hw_perf_event *hwc = &event->hw;
 	u64 config;
+
+	/*
+	 * config1 and config2 are ignored, as by the stock drivers for every
+	 * event that takes no extra register (and none of ours does).
+	 * XMM registers are only in PEBS records, which it has not.
+	 */
+	if (attr->sample_regs_intr & PERF_REG_EXTENDED_MASK)
+		return -EINVAL;
 
 	switch (attr->type) {
 	case PERF_TYPE_HARDWARE:
@@ -619,7 +736,14 @@ static const struct attribute_group *x86_attr_groups[X86_PMU_MAX_GROUPS];
  */
 void x86_pmu_cpu_reset(void)
 {
+	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+
 	x86_ops->cpu_reset();
+	/* and whatever the counters hold goes before a task may rdpmc */
+	cpuc->dirty = GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0);
+	if (x86_pmu_hw.num_counters_fixed)
+		cpuc->dirty |= GENMASK_ULL(x86_pmu_hw.num_counters_fixed - 1,
+					   0) << INTEL_PMC_IDX_FIXED;
 }
 
 /**

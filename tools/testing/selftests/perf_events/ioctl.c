@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ioctl(2) on a counting perf event fd: ENABLE, DISABLE, RESET, the
- * PERF_IOC_FLAG_GROUP argument, ID, PERIOD/REFRESH on counting events and
- * unknown commands.
+ * PERF_IOC_FLAG_GROUP argument, ID, PERIOD/REFRESH on counting events,
+ * PERIOD on the inherited copies of a sampling event and unknown
+ * commands.
  */
 #include "perf_test.h"
 
@@ -321,6 +322,74 @@ TEST(period_ioctl_with_bad_pointer_fails_efault)
 
 	ASSERT_LE(0, fd);
 	EXPECT_IOCTL_FAILS(ioctl(fd, PERF_EVENT_IOC_PERIOD, NULL), EFAULT);
+	close(fd);
+}
+
+/* Samples of @tid among the records in the buffer. */
+static int samples_of(struct pt_rb *rb, pid_t tid)
+{
+	struct perf_event_header *h = NULL;
+	struct pt_recs r;
+	int n = 0;
+
+	if (pt_rb_drain(rb, &r))
+		return -1;
+	while ((h = pt_recs_next(&r, h, PERF_RECORD_SAMPLE))) {
+		/* PERF_SAMPLE_TID: u32 pid, u32 tid */
+		__u32 *pid_tid = (__u32 *)(h + 1);
+
+		if ((pid_t)pid_tid[1] == tid)
+			n++;
+	}
+	pt_recs_free(&r);
+	return n;
+}
+
+/*
+ * PERIOD reaches the copies that inheritance made: a child forked while
+ * the period was too long to ever sample samples each of its page faults
+ * once the parent's period is set to 1. (An inherited event can only be
+ * mapped bound to a CPU: both tasks run on that one.)
+ */
+TEST(period_ioctl_applies_to_inherited_children)
+{
+	int go[2], fd, status, cpu = pt_nth_cpu(0);
+	struct perf_event_attr attr;
+	__u64 period = 1;
+	struct pt_rb rb;
+	pid_t pid;
+	char c;
+
+	ASSERT_LE(0, cpu);
+	ASSERT_EQ(0, pt_pin_cpu(0, cpu));
+	pt_attr_sw(&attr, PERF_COUNT_SW_PAGE_FAULTS);
+	attr.disabled = 0;
+	attr.inherit = 1;
+	attr.sample_period = 1ULL << 40;
+	attr.sample_type = PERF_SAMPLE_TID;
+	fd = sys_perf_event_open(&attr, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, NPAGES));
+	ASSERT_EQ(0, pipe(go));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		_exit(pt_fault_pages(NPAGES) ? 3 : 0);
+	}
+	close(go[0]);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_PERIOD, &period));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	/* at least one sample per page the child faulted in */
+	EXPECT_LE(NPAGES, samples_of(&rb, pid));
+	close(go[1]);
+	pt_rb_unmap(&rb);
 	close(fd);
 }
 

@@ -291,18 +291,25 @@ static pid_t sleeper(int fd)
 	return pid;
 }
 
-/* Wait until @pid is asleep (state S): in its read(), given its loop */
+/*
+ * Wait until @pid is asleep in its read(): state S, and off the CPU
+ * (a wait channel), as S alone is also the moment before it queues
+ * itself on the pipe, when a write would wake nobody.
+ */
 static int wait_sleeping(pid_t pid)
 {
-	char path[64], buf[256], *st;
+	char path[64], wpath[64], buf[256], wchan[64], *st;
 	int tries;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	snprintf(wpath, sizeof(wpath), "/proc/%d/wchan", pid);
 	for (tries = 0; tries < 1000000; tries++) {
 		if (pt_read_file(path, buf, sizeof(buf)))
 			return -1;
 		st = strrchr(buf, ')');
-		if (st && st[1] == ' ' && st[2] == 'S')
+		if (st && st[1] == ' ' && st[2] == 'S' &&
+		    !pt_read_file(wpath, wchan, sizeof(wchan)) &&
+		    strstr(wchan, "pipe_read"))
 			return 0;
 		/* no timer sleep: its wakeup would be a sched_waking too */
 		sched_yield();
@@ -376,6 +383,58 @@ TEST(tracepoint_about_another_task_counts_in_its_context)
 		ASSERT_EQ(1, write(p[t][1], "q", 1));
 		waitpid(c[t], NULL, 0);
 	}
+}
+
+/*
+ * A hit about another task is counted but never sampled (as in 6.12): a
+ * sample would be taken in the waker, with the waker's registers and
+ * user stack, which are none of the woken task's business.
+ */
+TEST(tracepoint_about_another_task_is_counted_not_sampled)
+{
+	struct perf_event_attr attr;
+	struct pt_rb rb[PT_MAX_CPUS];
+	int p[2], fd[PT_MAX_CPUS], i, cpu, ncpu;
+	struct pt_recs r;
+	long long id, sum = 0, samples = 0;
+	char filter[64];
+	pid_t c;
+
+	if (tp_id() < 0 ||
+	    pt_read_int_file(TRACEFS "/events/sched/sched_waking/id", &id))
+		SKIP(return, "no sched:sched_waking tracepoint");
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	ASSERT_GE(PT_MAX_CPUS, ncpu);
+	ASSERT_EQ(0, pipe(p));
+	c = sleeper(p[0]);
+	ASSERT_LT(0, c);
+
+	tp_attr(&attr, id, 1, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN);
+	attr.disabled = 0;
+	snprintf(filter, sizeof(filter), "pid == %d", c);
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		fd[cpu] = sys_perf_event_open(&attr, c, cpu, -1, 0);
+		ASSERT_LE(0, fd[cpu]) TH_LOG("open: %s", strerror(errno));
+		ASSERT_EQ(0, ioctl(fd[cpu], PERF_EVENT_IOC_SET_FILTER, filter));
+		ASSERT_EQ(0, pt_rb_map(&rb[cpu], fd[cpu], 4));
+	}
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, wait_sleeping(c));
+		ASSERT_EQ(1, write(p[1], "x", 1));
+	}
+	ASSERT_EQ(0, wait_sleeping(c));
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		sum += pt_read1(fd[cpu]);
+		ASSERT_EQ(0, pt_rb_drain(&rb[cpu], &r));
+		samples += pt_recs_count(&r, PERF_RECORD_SAMPLE);
+		pt_recs_free(&r);
+		pt_rb_unmap(&rb[cpu]);
+		close(fd[cpu]);
+	}
+	EXPECT_EQ(4, sum);
+	EXPECT_EQ(0, samples);
+	ASSERT_EQ(1, write(p[1], "q", 1));
+	waitpid(c, NULL, 0);
 }
 
 /* perf record -e signal:signal_generate; perf script prints the fields */

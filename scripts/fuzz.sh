@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fuzz.sh KERNEL BASE-INITRD: make fuzz.
+#
+# Boots KERNEL (KASAN, lockdep, kmemleak: config/fuzz.config) at SMP CPUs
+# (default 4) and, for FUZZ_MIN minutes (default 30), runs at once:
+#   - Debian's trinity as an unprivileged user on the perf syscalls and
+#     the ones around them (perf_event_open, ioctl, read, mmap, munmap,
+#     close, prctl, fork, execve), seed FUZZ_SEED;
+#   - perf_fuzz fuzz (tools/testing/selftests/perf_events/perf_fuzz.c):
+#     mostly valid random events and operations on them, half the
+#     workers unprivileged, with CPU hotplug churn, seeds FUZZ_SEED..+7.
+# Then 100k open/mmap/munmap/close cycles and a kmemleak scan.
+# Fails (exit 1) on any kernel report on the console, a kmemleak report,
+# a fuzzer that did not finish, or a guest that hung or died; prints the
+# seeds, the counts and the first report.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=$ROOT/build
+kernel=$1 base=$2
+FUZZ_MIN=${FUZZ_MIN:-30}
+FUZZ_SEED=${FUZZ_SEED:-$(date +%s)}
+SMP=${SMP:-4}
+secs=$(( FUZZ_MIN * 60 ))
+log=$B/logs/fuzz-smp$SMP.log
+initrd=$B/initramfs-fuzz.cpio.gz
+mkdir -p "$B/logs"
+
+cmd="cd /tmp
+echo @@FUZZ seed=$FUZZ_SEED minutes=$FUZZ_MIN cpus=\$(grep -c ^processor /proc/cpuinfo)
+echo 1 > /proc/sys/kernel/panic_on_warn 2>/dev/null || true
+chmod 777 /tmp
+runas 1000 1000 timeout $secs trinity -q -l off -C 2 -s $FUZZ_SEED \
+	-c perf_event_open -c ioctl -c read -c mmap -c munmap -c close \
+	-c prctl -c fork -c execve > /tmp/trinity.out 2>&1 &
+tpid=\$!
+/tests/perf_fuzz fuzz $FUZZ_SEED $secs 8
+echo @@FUZZ-PERF rc=\$?
+wait \$tpid
+echo @@FUZZ-TRINITY rc=\$?
+tail -n 5 /tmp/trinity.out
+/tests/perf_fuzz cycles 100000
+echo @@FUZZ-CYCLES rc=\$?
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	sleep 5
+	echo scan > /sys/kernel/debug/kmemleak
+	sleep 5
+	echo scan > /sys/kernel/debug/kmemleak
+	n=\$(grep -c '^unreferenced object' /sys/kernel/debug/kmemleak)
+	echo @@FUZZ-KMEMLEAK leaks=\$n
+	head -n 40 /sys/kernel/debug/kmemleak
+else
+	echo @@FUZZ-KMEMLEAK unavailable
+fi
+echo @@FUZZ-END"
+"$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -b "$base" -c "$cmd"
+
+start=$(date +%s)
+SMP=$SMP QUIET=1 QEMU_TIMEOUT=$(( secs + 900 )) APPEND="${APPEND:-}" \
+	"$ROOT/scripts/boot.sh" "$kernel" "$initrd" cmd > "$log" 2>&1 || true
+echo "  FUZZ    seed $FUZZ_SEED, $FUZZ_MIN min at smp $SMP, $(( $(date +%s) - start ))s; log $log"
+
+REPORT_RE='WARNING:|BUG:|kernel BUG at|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|rcu_sched self-detected stall|rcu: INFO|soft lockup|hard LOCKUP|Oops|general protection fault|refcount_t:|list_add corruption|list_del corruption|UBSAN|sleeping function called from invalid context|blocked for more than|Kernel panic'
+fail=0
+grep -a -E '@@FUZZ|worker seed|hotplug:|cycles:' "$log" || true
+if grep -a -E "$REPORT_RE" "$log" | grep -v 'RCU lockdep checking is enabled' > /dev/null; then
+	echo "FAIL fuzz: kernel report (seed $FUZZ_SEED):"
+	grep -a -E -m1 -A30 "$REPORT_RE" "$log" | grep -v 'RCU lockdep checking'
+	fail=1
+fi
+grep -a -q '@@FUZZ-END' "$log" || { echo "FAIL fuzz: guest did not finish (seed $FUZZ_SEED)"; fail=1; }
+grep -a -q '@@FUZZ-PERF rc=0' "$log" || { echo "FAIL fuzz: perf_fuzz did not finish cleanly"; fail=1; }
+grep -a -q '@@FUZZ-CYCLES rc=0' "$log" || { echo "FAIL fuzz: open/mmap cycles did not finish"; fail=1; }
+if grep -a -q -E '@@FUZZ-KMEMLEAK leaks=[1-9]' "$log"; then
+	echo "FAIL fuzz: kmemleak reports leaks"
+	fail=1
+fi
+[ $fail = 0 ] && echo "PASS fuzz: seed $FUZZ_SEED, $FUZZ_MIN min, smp $SMP"
+exit $fail

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmu-userpage: the self-monitoring control page (struct
+ * perf_event_mmap_page) of a hardware counter on the TCG PMU model.
+ *
+ * - reset: instructions:u read by rdpmc the documented way (offset plus
+ *   the sign-extended counter) counts one loop of 2N instructions after
+ *   a PERF_EVENT_IOC_RESET that followed another: ~2N, not ~4N.
+ * - time: where the TSC is constant (the Intel model's; sched_clock is
+ *   then the TSC's, and stable), cap_user_time and
+ *   cap_user_time_zero are set; a TSC read converted with time_zero,
+ *   time_mult and time_shift is the perf clock (checked against
+ *   CLOCK_MONOTONIC, which it follows within TIME_SLACK_NS), and
+ *   time_enabled plus the converted time since the update (time_offset)
+ *   is the time_enabled read() gives right after.
+ * - dirty: counters that another task's events used and left are zero
+ *   when this task, allowed rdpmc, reads them (as root, with the NMI
+ *   watchdog off, so that no other event holds a counter).
+ * Exit 0 on success, 1 on a failed check.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/perf_event.h>
+
+#define N		100000
+/* the ioctl's return and the read itself, in user mode */
+#define SLACK		2000
+#define TIME_SLACK_NS	20000000ULL
+/* counters a first task takes and leaves */
+#define DIRTY_EVENTS	3
+
+static int fails;
+
+static void check(int ok, const char *what, long long got, long long want)
+{
+	printf("%s %s: %lld (expected %lld)\n", ok ? "ok" : "not ok", what,
+	       got, want);
+	if (!ok)
+		fails++;
+}
+
+/* n iterations of a dec/jnz loop: 2n instructions */
+static void loop(long n)
+{
+	asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+}
+
+static uint64_t rdpmc(uint32_t idx)
+{
+	uint32_t a, d;
+
+	asm volatile("rdpmc" : "=a"(a), "=d"(d) : "c"(idx));
+	return ((uint64_t)d << 32) | a;
+}
+
+static uint64_t rdtsc(void)
+{
+	uint32_t a, d;
+
+	asm volatile("rdtsc" : "=a"(a), "=d"(d));
+	return ((uint64_t)d << 32) | a;
+}
+
+static int open_hw(__u64 config)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = config;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+static struct perf_event_mmap_page *map_page(int fd)
+{
+	void *p = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED,
+		       fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* the count as the uapi header says to read it; *width its counter width */
+static uint64_t self_read(volatile struct perf_event_mmap_page *pc,
+			  int *width)
+{
+	uint32_t seq, idx;
+	uint64_t count;
+	int64_t pmc;
+
+	do {
+		seq = pc->lock;
+		__sync_synchronize();
+		idx = pc->index;
+		count = pc->offset;
+		*width = pc->pmc_width;
+		if (pc->cap_user_rdpmc && idx) {
+			pmc = rdpmc(idx - 1);
+			pmc <<= 64 - *width;
+			pmc >>= 64 - *width;
+			count += pmc;
+		}
+		__sync_synchronize();
+	} while (pc->lock != seq);
+	return count;
+}
+
+static void test_reset(void)
+{
+	struct perf_event_mmap_page *pc;
+	uint64_t v, mask;
+	int fd, width;
+
+	fd = open_hw(PERF_COUNT_HW_INSTRUCTIONS);
+	pc = fd < 0 ? NULL : map_page(fd);
+	if (!pc) {
+		printf("not ok reset: open/mmap: %s\n", strerror(errno));
+		fails++;
+		return;
+	}
+	loop(N);
+	ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+	loop(N);
+	v = self_read(pc, &width);
+	/* the counter's own bits are what rdpmc gives for sure */
+	mask = width < 64 ? (1ULL << width) - 1 : ~0ULL;
+	printf("reset: self-read %llu (%#llx), width %d\n",
+	       (unsigned long long)v, (unsigned long long)v, width);
+	v &= mask;
+	check(v >= 2 * N && v <= 2 * N + SLACK,
+	      "rdpmc read after RESET counts from the reset", v, 2 * N);
+	munmap(pc, sysconf(_SC_PAGESIZE));
+	close(fd);
+}
+
+/* ns from cyc by the control page's conversion, from @base */
+static uint64_t cyc2ns(volatile struct perf_event_mmap_page *pc,
+		       uint64_t base, uint64_t cyc)
+{
+	uint64_t quot = cyc >> pc->time_shift;
+	uint64_t rem = cyc & ((1ULL << pc->time_shift) - 1);
+
+	return base + quot * pc->time_mult +
+	       ((rem * pc->time_mult) >> pc->time_shift);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* whether /proc/cpuinfo's flags say constant_tsc */
+static int stable_tsc(void)
+{
+	char line[4096];
+	int ok = 0;
+	FILE *f;
+
+	f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5))
+			continue;
+		ok = strstr(line, " constant_tsc") != NULL;
+		break;
+	}
+	fclose(f);
+	return ok;
+}
+
+static void test_time(void)
+{
+	volatile struct perf_event_mmap_page *pc;
+	uint64_t vals[3], t0, t1, clk, mono, est0, est1;
+	uint32_t seq;
+	int fd;
+
+	fd = open_hw(PERF_COUNT_HW_INSTRUCTIONS);
+	pc = fd < 0 ? NULL : map_page(fd);
+	if (!pc) {
+		printf("not ok time: open/mmap: %s\n", strerror(errno));
+		fails++;
+		return;
+	}
+	if (!stable_tsc()) {
+		printf("ok # skip time: no constant_tsc\n");
+		goto out;
+	}
+	check(pc->cap_user_time, "cap_user_time", pc->cap_user_time, 1);
+	check(pc->cap_user_time_zero, "cap_user_time_zero",
+	      pc->cap_user_time_zero, 1);
+	printf("time_shift %u time_mult %u cap_user_time_short %d\n",
+	       pc->time_shift, pc->time_mult, (int)pc->cap_user_time_short);
+	if (!pc->cap_user_time || !pc->cap_user_time_zero)
+		goto out;
+
+	/* TSC to perf clock, beside CLOCK_MONOTONIC */
+	do {
+		seq = pc->lock;
+		__sync_synchronize();
+		mono = mono_ns();
+		clk = cyc2ns(pc, pc->time_zero, rdtsc());
+		__sync_synchronize();
+	} while (pc->lock != seq);
+	printf("perf clock %llu, CLOCK_MONOTONIC %llu\n",
+	       (unsigned long long)clk, (unsigned long long)mono);
+	check(llabs((long long)(clk - mono)) < TIME_SLACK_NS,
+	      "TSC by time_zero is the perf clock (ns off CLOCK_MONOTONIC)",
+	      (long long)(clk - mono), 0);
+
+	/* time_enabled now, by the page, around a read() */
+	loop(N);
+	do {
+		seq = pc->lock;
+		__sync_synchronize();
+		t0 = rdtsc();
+		est0 = pc->index ? pc->time_enabled +
+				   cyc2ns(pc, pc->time_offset, t0) : 0;
+		__sync_synchronize();
+	} while (pc->lock != seq);
+	if (read(fd, vals, sizeof(vals)) != sizeof(vals))
+		vals[1] = 0;
+	do {
+		seq = pc->lock;
+		__sync_synchronize();
+		t1 = rdtsc();
+		est1 = pc->index ? pc->time_enabled +
+				   cyc2ns(pc, pc->time_offset, t1) : 0;
+		__sync_synchronize();
+	} while (pc->lock != seq);
+	printf("time_enabled: page %llu, read() %llu, page %llu\n",
+	       (unsigned long long)est0, (unsigned long long)vals[1],
+	       (unsigned long long)est1);
+	check(est0 && est0 <= vals[1] + 1000 && vals[1] <= est1 + 1000,
+	      "time_enabled + time since the update brackets read()'s",
+	      (long long)(vals[1] - est0), 0);
+out:
+	munmap((void *)pc, sysconf(_SC_PAGESIZE));
+	close(fd);
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void test_dirty(void)
+{
+	volatile struct perf_event_mmap_page *pc;
+	int fd, i, status, own, used;
+	FILE *f;
+	pid_t pid;
+
+	f = fopen("/proc/sys/kernel/nmi_watchdog", "w");
+	if (f) {
+		fputs("0\n", f);
+		fclose(f);
+	}
+	if (pin(0)) {
+		printf("not ok dirty: sched_setaffinity: %s\n",
+		       strerror(errno));
+		fails++;
+		return;
+	}
+	/*
+	 * A first task counts on DIRTY_EVENTS general counters, then exits
+	 * with the mask of their indices (from its control pages).
+	 */
+	pid = fork();
+	if (pid == 0) {
+		int mask = 0;
+
+		for (i = 0; i < DIRTY_EVENTS; i++) {
+			fd = open_hw(PERF_COUNT_HW_BRANCH_INSTRUCTIONS);
+			pc = fd < 0 ? NULL : map_page(fd);
+			if (!pc || !pc->index || pc->index > 8)
+				_exit(0);
+			mask |= 1 << (pc->index - 1);
+		}
+		loop(N);
+		_exit(mask);
+	}
+	waitpid(pid, &status, 0);
+	used = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+	printf("first task's general counters: mask %#x\n", used);
+	check(__builtin_popcount(used) == DIRTY_EVENTS,
+	      "general counters the first task counted on",
+	      __builtin_popcount(used), DIRTY_EVENTS);
+
+	/* this one maps another event: rdpmc may read every counter */
+	fd = open_hw(PERF_COUNT_HW_BRANCH_INSTRUCTIONS);
+	pc = fd < 0 ? NULL : map_page(fd);
+	if (!pc || !pc->index) {
+		printf("not ok dirty: open/mmap/index: %s\n", strerror(errno));
+		fails++;
+		return;
+	}
+	own = pc->index - 1;
+	for (i = 0; i < 8; i++) {
+		char what[64];
+		uint64_t v;
+
+		if (!(used & (1 << i)) || i == own)
+			continue;
+		v = rdpmc(i);
+		snprintf(what, sizeof(what),
+			 "general counter %d, left by the first task", i);
+		check(v == 0, what, v, 0);
+	}
+	munmap((void *)pc, sysconf(_SC_PAGESIZE));
+	close(fd);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	test_reset();
+	test_time();
+	test_dirty();
+	return fails ? 1 : 0;
+}
