@@ -202,9 +202,6 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 		goto err_pmu;
 	}
 
-	err = perf_event_set_clock(event);
-	if (err)
-		goto err_pmu;
 
 	err = security_perf_event_alloc(event);
 	if (err)
@@ -221,6 +218,12 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 			perf_event_free(event);
 			return ERR_PTR(err);
 		}
+	}
+	/* the clock is checked last, as 6.12 does, after the callchain */
+	err = perf_event_set_clock(event);
+	if (err) {
+		perf_event_free(event);
+		return ERR_PTR(err);
 	}
 	return event;
 

@@ -255,6 +255,7 @@ void perf_log_throttle(struct perf_event *event, bool enable);
 void perf_event_switch(struct task_struct *task, struct task_struct *next,
 		       bool sched_in);
 void perf_event_task_exit_record(struct task_struct *task);
+void perf_event_read_record(struct perf_event *child);
 void perf_sb_account(struct perf_event *event, int delta);
 
 /* callchain.c */
@@ -272,6 +273,7 @@ bool perf_event_unthrottle_late(struct perf_event *event);
 
 /* swevent.c */
 int perf_swevent_register(void);
+bool perf_swevent_is_clock(struct perf_event *event);
 
 /* overflow.c */
 void perf_swevent_hit(struct perf_event *event, u64 nr,

@@ -272,9 +272,7 @@ void perf_swevent_hit(struct perf_event *event, u64 nr,
 /* Clocks sample on their own timer at 1/freq: their period is fixed. */
 static bool perf_event_is_clock(struct perf_event *event)
 {
-	return event->attr.type == PERF_TYPE_SOFTWARE &&
-	       (event->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
-		event->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+	return perf_swevent_is_clock(event);
 }
 
 /*

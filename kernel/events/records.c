@@ -33,6 +33,9 @@ static atomic_t perf_nr_ns_events;
 static atomic_t perf_nr_ksymbol_events;
 static atomic_t perf_nr_text_poke_events;
 
+static u32 perf_pid(struct perf_event *event, struct task_struct *task);
+static u32 perf_tid(struct perf_event *event, struct task_struct *task);
+
 static bool perf_wants_task(struct perf_event *event)
 {
 	struct perf_event_attr *a = &event->attr;
@@ -139,6 +142,45 @@ static void perf_sb_write(struct perf_event *event,
 		perf_output_copy(&handle, &zero, pad);
 	perf_event_output_id(&handle, &data, event);
 	perf_output_end(&handle);
+}
+
+/**
+ * perf_event_read_record - READ record of an inherit_stat copy that goes
+ * @child: an inherited event leaving its task at exec (remove_on_exec)
+ *
+ * Written to the origin's buffer (as every record of a copy is) with the
+ * child's own values in the origin's read_format, and the pid/tid of the
+ * task it counted. As in 6.12 there is none at exit, where the task has
+ * already left the context. Its context's mutex is held, which keeps a
+ * group read still; ctx->lock is taken here as for any record.
+ */
+void perf_event_read_record(struct perf_event *child)
+{
+	struct perf_event_context *ctx = child->ctx;
+	struct task_struct *task = ctx->task;
+	struct perf_output_handle handle;
+	struct perf_sample_data data;
+	struct perf_event_header header = {
+		.type = PERF_RECORD_READ,
+	};
+	struct {
+		u32 pid;
+		u32 tid;
+	} body;
+
+	body.pid = perf_pid(child, task);
+	body.tid = perf_tid(child, task);
+	raw_spin_lock_irq(&ctx->lock);
+	header.size = sizeof(header) + sizeof(body) + perf_read_size(child);
+	perf_event_header_init(&header, &data, child);
+	if (!perf_output_begin(&handle, &data, child, header.size)) {
+		perf_output_put(&handle, header);
+		perf_output_put(&handle, body);
+		perf_output_read(&handle, child);
+		perf_event_output_id(&handle, &data, child);
+		perf_output_end(&handle);
+	}
+	raw_spin_unlock_irq(&ctx->lock);
 }
 
 /**

@@ -265,8 +265,53 @@ static struct pmu perf_swevent_pmu = {
 	.read		= perf_swevent_read,
 };
 
+/*
+ * The clocks also have a PMU each with no name, as in 6.12: their types
+ * (the first two dynamic ones, 6 and 7) open cpu-clock and task-clock
+ * with that config, and every later dynamic type keeps 6.12's number.
+ */
+static struct pmu perf_cpu_clock_pmu, perf_task_clock_pmu;
+
+static int perf_swclock_alias_init(struct perf_event *event)
+{
+	struct pmu *pmu = event->pmu;
+	u64 config = pmu == &perf_cpu_clock_pmu ? PERF_COUNT_SW_CPU_CLOCK :
+						  PERF_COUNT_SW_TASK_CLOCK;
+
+	if (event->attr.type != pmu->type || event->attr.config != config)
+		return -ENOENT;
+	event->event_caps |= PERF_EV_CAP_SOFTWARE;
+	perf_swclock_init(event);
+	return 0;
+}
+
+/**
+ * perf_swevent_is_clock - is @event cpu-clock or task-clock?
+ *
+ * Opened as a software event or through the clocks' own types.
+ */
+bool perf_swevent_is_clock(struct perf_event *event)
+{
+	return (event->pmu == &perf_swevent_pmu ||
+		event->pmu == &perf_cpu_clock_pmu ||
+		event->pmu == &perf_task_clock_pmu) &&
+	       event->attr.config < PERF_COUNT_SW_MAX &&
+	       perf_sw_kind(event) == PERF_SW_CLOCK;
+}
+
 int __init perf_swevent_register(void)
 {
-	return perf_pmu_register(&perf_swevent_pmu, "software",
-				 PERF_TYPE_SOFTWARE);
+	int err;
+
+	err = perf_pmu_register(&perf_swevent_pmu, "software",
+				PERF_TYPE_SOFTWARE);
+	if (err)
+		return err;
+	perf_cpu_clock_pmu = perf_swevent_pmu;
+	perf_cpu_clock_pmu.event_init = perf_swclock_alias_init;
+	perf_task_clock_pmu = perf_cpu_clock_pmu;
+	err = perf_pmu_register(&perf_cpu_clock_pmu, NULL, -1);
+	if (err)
+		return err;
+	return perf_pmu_register(&perf_task_clock_pmu, NULL, -1);
 }

@@ -156,13 +156,24 @@ static int perf_check_access(struct perf_event_attr *attr)
 		if (err)
 			return err;
 	}
-	/*
-	 * Kernel-side facts in samples: physical addresses, kernel stacks,
-	 * kernel text changes.
-	 */
-	if ((attr->sample_type & PERF_SAMPLE_PHYS_ADDR) || attr->text_poke ||
-	    ((attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
-	     !attr->exclude_callchain_kernel)) {
+	/* kernel stacks in a callchain, kernel text changes */
+	if (((attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	     !attr->exclude_callchain_kernel) || attr->text_poke) {
+		err = perf_allow_kernel();
+		if (err)
+			return err;
+	}
+	if (attr->namespaces && !perfmon_capable())
+		return -EACCES;
+
+	if (attr->freq) {
+		if (attr->sample_freq > sysctl_perf_event_sample_rate)
+			return -EINVAL;
+	} else if (attr->sample_period & (1ULL << 63)) {
+		return -EINVAL;
+	}
+	/* physical addresses in samples */
+	if (attr->sample_type & PERF_SAMPLE_PHYS_ADDR) {
 		err = perf_allow_kernel();
 		if (err)
 			return err;
@@ -177,15 +188,6 @@ static int perf_check_access(struct perf_event_attr *attr)
 	if ((attr->sample_type & PERF_SAMPLE_READ) && attr->inherit &&
 	    !(attr->sample_type & PERF_SAMPLE_TID))
 		return -EINVAL;
-	if ((attr->namespaces || attr->cgroup) && !perfmon_capable())
-		return -EACCES;
-
-	if (attr->freq) {
-		if (attr->sample_freq > sysctl_perf_event_sample_rate)
-			return -EINVAL;
-	} else if (attr->sample_period & (1ULL << 63)) {
-		return -EINVAL;
-	}
 	return 0;
 }
 
@@ -229,6 +231,9 @@ static int perf_check_group(struct perf_event *event,
 	if (leader->group_leader != leader)
 		return -EINVAL;
 	if (leader->ctx != ctx || leader->cpu != event->cpu)
+		return -EINVAL;
+	/* one clock for the times of all the group's records */
+	if (leader->clock != event->clock)
 		return -EINVAL;
 	if (event->attr.pinned || event->attr.exclusive)
 		return -EINVAL;
@@ -433,9 +438,6 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 	/* a signal needs a task to receive it */
 	if (attr.sigtrap && !task)
 		goto err_task;
-	/* cgroup events are not configured in */
-	if (flags & PERF_FLAG_PID_CGROUP)
-		goto err_task;
 
 	event = perf_event_alloc(&attr, cpu, task, group_leader, NULL,
 				 NULL, NULL);
@@ -444,6 +446,11 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 		goto err_task;
 	}
 
+	/* cgroup events are not configured in: the PMU answered first */
+	if (flags & PERF_FLAG_PID_CGROUP) {
+		err = -EINVAL;
+		goto err_event;
+	}
 	/* who may watch: known once the PMU has taken the event */
 	if (task) {
 		/* hold off exec changing the credentials we are checking */
@@ -488,11 +495,10 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 		goto err_file;
 	}
 
-	if (flags & PERF_FLAG_FD_OUTPUT) {
-		err = fd_file(group) ?
-		      perf_event_set_output(event,
-					    fd_file(group)->private_data) :
-		      -EINVAL;
+	/* without a group fd there is nothing to send the output to */
+	if ((flags & PERF_FLAG_FD_OUTPUT) && fd_file(group)) {
+		err = perf_event_set_output(event,
+					    fd_file(group)->private_data);
 		if (err) {
 			fput(event_file);
 			goto err_file;

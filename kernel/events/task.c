@@ -330,6 +330,9 @@ static void perf_remove_on_exec(struct perf_event_context *ctx)
 	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry) {
 		if (!event->attr.remove_on_exec)
 			continue;
+		/* a copy's own final values, while its task is still there */
+		if (event->parent && event->attr.inherit_stat)
+			perf_event_read_record(event);
 		perf_remove_event(event);
 		perf_event_detach_from_task(ctx, event);
 	}

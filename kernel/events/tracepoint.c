@@ -248,7 +248,7 @@ static void perf_tp_read(struct perf_event *event)
  */
 void perf_tp_pmu_ops(struct pmu *pmu)
 {
-	pmu->capabilities = PERF_PMU_CAP_NO_NMI;
+	/* no NO_NMI: tracepoints fire in NMI too (CLOCK_REALTIME is EINVAL) */
 	pmu->task_ctx_nr = perf_sw_context;
 	pmu->add = perf_tp_add;
 	pmu->del = perf_tp_del;

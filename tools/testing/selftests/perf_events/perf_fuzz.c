@@ -304,6 +304,8 @@ static void print_attr(struct perf_event_attr *a, pid_t pid, int cpu,
 
 static void diff_one(int i)
 {
+	/* zero past the struct: a larger size reads a zero tail */
+	union pt_attr_buf ab = { };
 	struct perf_event_attr a;
 	char sample[64] = "";
 	unsigned long flags;
@@ -343,7 +345,8 @@ static void diff_one(int i)
 		diff_fds[nr_diff_fds++] = group;
 	}
 
-	fd = sys_perf_event_open(&a, pid, cpu, group, flags);
+	ab.attr = a;
+	fd = sys_perf_event_open(&ab, pid, cpu, group, flags);
 	if (fd < 0) {
 		printf("%d open=%d\n", i, errno);
 		return;
