@@ -244,16 +244,18 @@ FUZZ_SMP   ?= 4
 fuzz-kernel: deps
 	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh ours $(B)/obj-fuzz $(FUZZ_FRAGS) -- bzImage
 
-fuzz: fuzz-kernel initramfs
+fuzz: fuzz-kernel ptests runas
 	@dpkg -s trinity >/dev/null 2>&1 || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq trinity; }
 	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-fuzzbase.cpio.gz \
-		-t $(PTEST_DIR)/tests.list:$(PTEST_OUT) -x /usr/bin/trinity
+		-t $(PTEST_DIR)/tools.list:$(PTEST_OUT) -x /usr/bin/trinity
 	@SMP=$(FUZZ_SMP) $(S)/fuzz.sh $(B)/obj-fuzz/$(BZ) $(B)/initramfs-fuzzbase.cpio.gz
 
-diff: kernel stock initramfs
+diff: kernel stock ptests runas
+	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-diffbase.cpio.gz \
+		-t $(PTEST_DIR)/tools.list:$(PTEST_OUT)
 	@$(TLOCK) $(S)/perf-diff.sh $(B)/obj-test/$(BZ) $(B)/obj-stock/$(BZ) \
-		$(B)/initramfs-test.cpio.gz
+		$(B)/initramfs-diffbase.cpio.gz
 
 # ---- cleaning -----------------------------------------------------------
 clean:

@@ -267,6 +267,7 @@ bool perf_callchain_in_use(void);
 
 /* overflow.c */
 void perf_event_wakeup_init(struct perf_event *event);
+void perf_event_queue_pending(struct perf_event *event);
 void perf_event_sigtrap_cancel(struct perf_event *event);
 void perf_event_throttle_tick(struct perf_cpu_context *cpuctx);
 bool perf_event_unthrottle_late(struct perf_event *event);

@@ -45,7 +45,7 @@ static void perf_output_wakeup(struct perf_output_handle *handle)
 
 	atomic_set(&handle->rb->poll, EPOLLIN | EPOLLRDNORM);
 	WRITE_ONCE(event->pending_wakeup, 1);
-	irq_work_queue(&event->pending_irq);
+	perf_event_queue_pending(event);
 }
 
 /*

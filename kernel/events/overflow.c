@@ -32,7 +32,12 @@ static void perf_pending_irq(struct irq_work *work)
 	struct perf_event *event = container_of(work, struct perf_event,
 						pending_irq);
 
-	if (READ_ONCE(event->pending_disable)) {
+	/*
+	 * The disable is for the CPU where the event runs; work sent here
+	 * from a CPU going offline leaves an event still on that CPU alone.
+	 */
+	if (READ_ONCE(event->pending_disable) &&
+	    (event->oncpu == -1 || event->oncpu == smp_processor_id())) {
 		WRITE_ONCE(event->pending_disable, 0);
 		perf_event_disable_local(event);
 	}
@@ -46,6 +51,29 @@ static void perf_pending_irq(struct irq_work *work)
 		kill_fasync(&event->fasync, SIGIO, kill);
 		event->pending_kill = 0;
 	}
+}
+
+/**
+ * perf_event_queue_pending - run @event's irq_work soon
+ *
+ * As a rule on this CPU, right after the current context. A CPU that is
+ * going offline (no longer active) may never take the irq_work interrupt
+ * again: the work would stay pending for good, and whoever frees the
+ * event would wait for it forever. Its work goes to an active CPU.
+ */
+void perf_event_queue_pending(struct perf_event *event)
+{
+	int cpu = smp_processor_id();
+
+	if (likely(cpu_active(cpu)) || in_nmi()) {
+		irq_work_queue(&event->pending_irq);
+		return;
+	}
+	cpu = cpumask_any_but(cpu_active_mask, cpu);
+	if (cpu < nr_cpu_ids)
+		irq_work_queue_on(&event->pending_irq, cpu);
+	else
+		irq_work_queue(&event->pending_irq);
 }
 
 static void perf_sigtrap_work(struct callback_head *head)
@@ -201,7 +229,7 @@ int perf_event_overflow(struct perf_event *event,
 	/* SIGIO on every overflow for an owner that asked for it */
 	if (READ_ONCE(event->fasync) && event->pending_kill) {
 		WRITE_ONCE(event->pending_wakeup, 1);
-		irq_work_queue(&event->pending_irq);
+		perf_event_queue_pending(event);
 	}
 	return ret;
 }
@@ -216,7 +244,7 @@ EXPORT_SYMBOL_GPL(perf_event_overflow);
 void perf_event_disable_inatomic(struct perf_event *event)
 {
 	WRITE_ONCE(event->pending_disable, 1);
-	irq_work_queue(&event->pending_irq);
+	perf_event_queue_pending(event);
 }
 
 /**
