@@ -56,14 +56,20 @@ EXPORT_SYMBOL_GPL(perf_swevent_put_recursion_context);
 /**
  * perf_swevent_set_period - arm a software-counted sampling event
  *
- * Sets the countdown to the next overflow from the current period.
+ * Called by the tracing side each time the event goes on the PMU. The
+ * countdown to the next overflow carries over a context switch (period
+ * 3 samples every third hit of the task, however often it is switched
+ * out); only a countdown that is spent or longer than the period (the
+ * period changed) starts again from the current period.
  */
 int perf_swevent_set_period(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
+	s64 left = local64_read(&hwc->period_left);
 
 	hwc->last_period = hwc->sample_period;
-	local64_set(&hwc->period_left, hwc->sample_period);
+	if (left <= 0 || left > (s64)hwc->sample_period)
+		local64_set(&hwc->period_left, hwc->sample_period);
 	return 0;
 }
 

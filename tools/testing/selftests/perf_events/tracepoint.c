@@ -385,6 +385,33 @@ TEST(tracepoint_about_another_task_counts_in_its_context)
 	}
 }
 
+/* The countdown to the next sample carries over context switches. */
+TEST_F(tp, period_three_across_context_switches)
+{
+	struct perf_event_attr attr;
+	struct pt_recs r;
+	struct pt_rb rb;
+	int fd, i;
+
+	tp_attr(&attr, self->id, 3, PERF_SAMPLE_RAW);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 8));
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_ENABLE));
+	for (i = 0; i < 9; i++) {
+		kill(getpid(), SIGUSR1);
+		/* off the CPU and back between any two hits */
+		usleep(1000);
+	}
+	ASSERT_EQ(0, pt_ioctl(fd, PERF_EVENT_IOC_DISABLE));
+	EXPECT_EQ(9, pt_read1(fd));
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	EXPECT_EQ(3, pt_recs_count(&r, PERF_RECORD_SAMPLE));
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(fd);
+}
+
 /*
  * A hit about another task is counted but never sampled (as in 6.12): a
  * sample would be taken in the waker, with the waker's registers and
