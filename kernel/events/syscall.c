@@ -230,6 +230,13 @@ static int perf_check_group(struct perf_event *event,
 
 	if (leader->group_leader != leader)
 		return -EINVAL;
+	/*
+	 * A leader that stopped following its task (exit, remove_on_exec)
+	 * is off the context's lists: a member joining it would never be
+	 * scheduled with it, or out again when the task goes.
+	 */
+	if (leader->state == PERF_EVENT_STATE_EXIT)
+		return -ENODEV;
 	if (leader->ctx != ctx || leader->cpu != event->cpu)
 		return -EINVAL;
 	/* one clock for the times of all the group's records */
@@ -469,6 +476,12 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 	/* an AUX snapshot needs an AUX event to lead: no PMU here has one */
 	if (attr.aux_sample_size) {
 		err = -EINVAL;
+		goto err_cred;
+	}
+	/* before the context: the task of an exited leader has none */
+	if (group_leader &&
+	    READ_ONCE(group_leader->state) == PERF_EVENT_STATE_EXIT) {
+		err = -ENODEV;
 		goto err_cred;
 	}
 

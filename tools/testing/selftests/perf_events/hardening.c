@@ -295,6 +295,76 @@ TEST(remove_on_exec_sibling_closed_after_its_leader)
 	close(g.s2);
 }
 
+/*
+ * A member may not join a leader that stopped following its task: the
+ * leader is off its context's lists, so the member would be scheduled
+ * alone and never switched out with the task (stock: ENODEV). Before,
+ * a sibling joined a sibling retired at exec; enabled after that leader's
+ * close, it kept counting (a task-clock hrtimer) past its task's exit and
+ * its free.
+ */
+TEST(no_member_joins_a_member_retired_at_exec)
+{
+	struct perf_event_attr attr;
+	struct exec_group g;
+	__u64 buf[16];
+	int fd;
+
+	ASSERT_EQ(0, exec_group_start(&g));
+	exec_group_wait_exec(&g);
+	errno = 0;
+	EXPECT_EQ(-1, open_on(g.pid, g.s1, 0));
+	EXPECT_EQ(ENODEV, errno);
+	pt_attr_sw(&attr, PERF_COUNT_SW_TASK_CLOCK);
+	errno = 0;
+	fd = sys_perf_event_open(&attr, g.pid, -1, g.s1, PERF_FLAG_FD_CLOEXEC);
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(ENODEV, errno);
+	if (fd >= 0)
+		close(fd);
+	/* the retired event is still a group of one */
+	EXPECT_EQ(24, read(g.s1, buf, sizeof(buf)));
+	EXPECT_EQ(1, buf[0]);
+	/* the live leader still takes members */
+	fd = open_on(g.pid, g.leader, 0);
+	EXPECT_LE(0, fd);
+	EXPECT_EQ(56, read(g.leader, buf, sizeof(buf)));
+	EXPECT_EQ(3, buf[0]);
+	close(fd);
+	exec_group_end(&g);
+	close(g.s1);
+	close(g.s2);
+	close(g.leader);
+}
+
+/* The leader of a task that has exited (a zombie not yet reaped) neither. */
+TEST(no_member_joins_the_leader_of_an_exited_task)
+{
+	int go[2], leader;
+	siginfo_t info;
+	char c = 0;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(go[1]);
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 2);
+	}
+	close(go[0]);
+	leader = open_on(pid, -1, 0);
+	ASSERT_LE(0, leader);
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	ASSERT_EQ(0, waitid(P_PID, pid, &info, WEXITED | WNOWAIT));
+	errno = 0;
+	EXPECT_EQ(-1, open_on(pid, leader, 0));
+	EXPECT_EQ(ENODEV, errno);
+	EXPECT_EQ(0, pt_wait_exit(pid));
+	close(go[1]);
+	close(leader);
+}
+
 static int open_clock(__u32 type, __u64 config, int clockid, void *addr)
 {
 	struct perf_event_attr attr;
