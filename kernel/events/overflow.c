@@ -76,17 +76,26 @@ void perf_event_queue_pending(struct perf_event *event)
 		irq_work_queue(&event->pending_irq);
 }
 
+/*
+ * The work is off the task's list when it runs. Once pending_sigtrap is
+ * clear, an overflow (IRQ or NMI on this CPU) may queue it again with a
+ * reference of its own, so it is cleared exactly once, after the address
+ * is read and never again: clearing it while the work is queued anew let
+ * a third overflow add the queued callback a second time, a loop in the
+ * task's work list that dropped the event's references until it was
+ * freed under its running hrtimer.
+ */
 static void perf_sigtrap_work(struct callback_head *head)
 {
 	struct perf_event *event = container_of(head, struct perf_event,
 						pending_task);
+	unsigned long addr = READ_ONCE(event->pending_addr);
 
-	if (event->pending_sigtrap && !(current->flags & PF_EXITING)) {
-		event->pending_sigtrap = 0;
-		send_sig_perf((void __user *)(unsigned long)event->pending_addr,
-			      event->attr.type, event->attr.sig_data);
-	}
-	event->pending_sigtrap = 0;
+	barrier();
+	WRITE_ONCE(event->pending_sigtrap, 0);
+	if (!(current->flags & PF_EXITING))
+		send_sig_perf((void __user *)addr, event->attr.type,
+			      event->attr.sig_data);
 	perf_event_put(event);
 }
 
@@ -124,15 +133,15 @@ static void perf_event_queue_sigtrap(struct perf_event *event,
 
 	if (!ctx || ctx->task != current || (current->flags & PF_EXITING))
 		return;
-	if (event->pending_sigtrap)
+	if (READ_ONCE(event->pending_sigtrap))
 		return;
 	if (!refcount_inc_not_zero(&event->refcount))
 		return;
-	event->pending_sigtrap = 1;
+	WRITE_ONCE(event->pending_sigtrap, 1);
 	event->pending_addr = (data->sample_flags & PERF_SAMPLE_ADDR) ?
 			      data->addr : 0;
 	if (task_work_add(current, &event->pending_task, mode)) {
-		event->pending_sigtrap = 0;
+		WRITE_ONCE(event->pending_sigtrap, 0);
 		/* cannot drop the last reference here: it never is */
 		refcount_dec(&event->refcount);
 	}

@@ -13,6 +13,7 @@
 #include <asm/perf_regs.h>
 #include <linux/capability.h>
 #include <linux/hw_breakpoint.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -363,6 +364,61 @@ TEST(no_member_joins_the_leader_of_an_exited_task)
 	EXPECT_EQ(0, pt_wait_exit(pid));
 	close(go[1]);
 	close(leader);
+}
+
+static _Atomic int fast_traps;
+
+static void count_trap(int sig)
+{
+	fast_traps++;
+}
+
+/* One thread: its own task-clock sigtrap event, 2 s of system calls. */
+static void *trap_fast(void *arg)
+{
+	struct perf_event_attr attr;
+	__u64 end;
+	int fd;
+
+	pt_attr_sw(&attr, PERF_COUNT_SW_TASK_CLOCK);
+	attr.disabled = 0;
+	attr.sample_period = 10000;	/* 10 us, the smallest clock period */
+	attr.sigtrap = 1;
+	attr.remove_on_exec = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return (void *)1;
+	end = pt_now_ns() + 2000000000ULL;
+	while (pt_now_ns() < end)
+		getppid();
+	close(fd);
+	return NULL;
+}
+
+/*
+ * Task-clock sigtrap events overflowing faster than their signals are
+ * delivered: an overflow while one is pending is folded into it, and the
+ * deferred work may be queued again while it runs. It used to be queued
+ * twice at once (a loop in the task's work list): the event's references
+ * underflowed and it was freed under its running hrtimer.
+ */
+TEST(sigtrap_faster_than_delivery)
+{
+	struct sigaction sa = { .sa_handler = count_trap };
+	pthread_t th[4];
+	void *ret;
+	int i;
+
+	ASSERT_EQ(0, sigaction(SIGTRAP, &sa, NULL));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, trap_fast, NULL));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, pthread_join(th[i], &ret));
+		EXPECT_EQ(NULL, ret);
+	}
+	signal(SIGTRAP, SIG_DFL);
+	/* at least one per 100 ms of the 8 s they ran, however slow the host */
+	EXPECT_LT(80, fast_traps);
 }
 
 static int open_clock(__u32 type, __u64 config, int clockid, void *addr)
