@@ -49,7 +49,7 @@ KLOCK = $(S)/locked.sh kbuild
 TLOCK = $(S)/locked.sh test
 
 .PHONY: all help deps tree stock-tree kernel stock bench-kernel stock-bench \
-	headers ptests runas upstream-bins initramfs initramfs-upstream \
+	headers ptests runas upstream-bins initramfs initramfs-upstream testmods \
 	test _test test-build check stock-test _stock-test upstream-selftests \
 	_upstream-selftests run pmu-qemu pmu-test _pmu-test _pmu-result \
 	fuzz-kernel fuzz diff clean distclean
@@ -62,6 +62,7 @@ help:
 	@echo 'make test                    build + run all tests at smp 2 and 1, checkpatch'
 	@echo 'make check                   checkpatch over our sources'
 	@echo 'make kernel|stock            build our / the unmodified test kernel'
+	@echo 'make testmods                the test modules, against the test kernel'
 	@echo 'make stock-test              run the tests on the unmodified kernel'
 	@echo 'make upstream-selftests      run upstream 6.12 perf_events selftests'
 	@echo 'make bench-kernel|stock-bench  lean kernels (config/bench.config)'
@@ -82,7 +83,7 @@ stock-tree: deps
 
 # ---- kernels ------------------------------------------------------------
 kernel: deps
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh ours $(B)/obj-test $(TEST_FRAGS) -- bzImage
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh ours $(B)/obj-test $(TEST_FRAGS) -- bzImage modules
 
 stock: deps
 	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh stock $(B)/obj-stock $(TEST_FRAGS) -- bzImage
@@ -126,8 +127,20 @@ upstream-bins: headers stock-tree
 			-o $(UP_OUT)/$$t $(UP_SRC)/$$t.c; \
 	done'
 
+# Test modules (tools/testing/selftests/perf_events/modules), built out of
+# tree against the test kernel; the initramfs carries them when built.
+TESTMOD_DIR := $(PTEST_DIR)/modules
+TESTMOD_OUT := $(B)/testmods
+testmods: kernel
+	@rm -rf $(TESTMOD_OUT); mkdir -p $(TESTMOD_OUT)
+	@cp $(TESTMOD_DIR)/Makefile $(TESTMOD_DIR)/*.c $(TESTMOD_OUT)/
+	@echo "  MODULES $(TESTMOD_OUT)"
+	@$(KLOCK) env -u MAKEFLAGS -u MAKELEVEL $(MAKE) -s -C $(B)/linux \
+		O=$(B)/obj-test ARCH=x86_64 M=$(TESTMOD_OUT) modules
+
 initramfs: ptests runas $(if $(UPSTREAM_IN_TEST),upstream-bins)
 	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-test.cpio.gz \
+		$(foreach m,$(wildcard $(TESTMOD_OUT)/*.ko),-m $(m)) \
 		$(if $(wildcard $(PTEST_DIR)/tests.list),-t $(PTEST_DIR)/tests.list:$(PTEST_OUT)) \
 		$(foreach l,$(EXTRA_LISTS),-t $(PTEST_DIR)/$(l):$(PTEST_OUT)) \
 		$(foreach t,$(UPSTREAM_IN_TEST),-u '$(UP_OUT):$(t)$(if $(UPSTREAM_ARGS_$(t)),:$(UPSTREAM_ARGS_$(t)))')
@@ -140,7 +153,7 @@ initramfs-upstream: upstream-bins runas
 check: stock-tree
 	@$(S)/checkpatch.sh
 
-test-build: kernel initramfs
+test-build: kernel testmods initramfs
 
 # The kernel is built before taking build/.test.lock (so a long build
 # doesn't block others' test runs); _test runs under the lock and re-checks

@@ -17,14 +17,15 @@
 #                   (result upstream:NAME); with ARGS (e.g. harness
 #                   filters "-T test") through a wrapper that passes them
 #   -x BIN          a host binary (with its shared libraries) as /usr/bin/BIN
+#   -m KO           a test module, as /tests/modules/<name>.ko
 # The merged list is /tests/tests.list and is also written to OUT's
 # sibling OUT-without-.cpio.gz + ".list" for the host-side parser.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$ROOT/build
-out= lists=() ups=() extras=() base= cmd=
-while getopts o:t:u:b:c:x: opt; do
+out= lists=() ups=() extras=() mods=() base= cmd=
+while getopts o:t:u:b:c:x:m: opt; do
 	case $opt in
 	o) out=$(readlink -m "$OPTARG") ;;
 	b) base=$(readlink -m "$OPTARG") ;;
@@ -32,6 +33,7 @@ while getopts o:t:u:b:c:x: opt; do
 	t) lists+=("$(readlink -m "${OPTARG%%:*}"):$(readlink -m "${OPTARG#*:}")") ;;
 	u) ups+=("$(readlink -m "${OPTARG%%:*}"):${OPTARG#*:}") ;;
 	x) extras+=("$OPTARG") ;;
+	m) mods+=("$(readlink -m "$OPTARG")") ;;
 	*) exit 2 ;;
 	esac
 done
@@ -102,6 +104,11 @@ done
 
 # tests
 : > tests/tests.list
+for ko in ${mods[@]+"${mods[@]}"}; do
+	[ -f "$ko" ] || { echo "mkinitramfs.sh: no module $ko" >&2; exit 1; }
+	mkdir -p tests/modules
+	install -m 644 "$ko" tests/modules/
+done
 for spec in ${lists[@]+"${lists[@]}"}; do
 	list=${spec%%:*} bindir=${spec#*:}
 	[ -f "$list" ] || { echo "mkinitramfs.sh: no test list $list" >&2; exit 1; }

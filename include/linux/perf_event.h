@@ -172,6 +172,30 @@ struct hw_perf_event {
 };
 
 /**
+ * enum perf_pmu_scope - what one counter of a PMU counts for
+ * @PERF_PMU_SCOPE_NONE: the CPU it runs on (or the driver says)
+ * @PERF_PMU_SCOPE_CORE: every CPU of its core
+ * @PERF_PMU_SCOPE_DIE: every CPU of its die
+ * @PERF_PMU_SCOPE_CLUSTER: every CPU of its cluster
+ * @PERF_PMU_SCOPE_PKG: every CPU of its package
+ * @PERF_PMU_SCOPE_SYS_WIDE: the whole system
+ * @PERF_PMU_MAX_SCOPE: the number of scopes
+ *
+ * For a PMU with a scope the core picks one online CPU per domain, shows
+ * them in the PMU's sysfs cpumask, opens every event on the CPU of its
+ * domain, and moves the events when that CPU goes offline.
+ */
+enum perf_pmu_scope {
+	PERF_PMU_SCOPE_NONE = 0,
+	PERF_PMU_SCOPE_CORE,
+	PERF_PMU_SCOPE_DIE,
+	PERF_PMU_SCOPE_CLUSTER,
+	PERF_PMU_SCOPE_PKG,
+	PERF_PMU_SCOPE_SYS_WIDE,
+	PERF_PMU_MAX_SCOPE,
+};
+
+/**
  * struct pmu - a performance monitoring unit as the core sees it
  *
  * The core calls event_init() at creation with no locks held (it may
@@ -197,6 +221,8 @@ struct pmu {
 	unsigned int			nr_addr_filters;
 	/* the CPUs this PMU's events may run on; NULL for all */
 	const cpumask_t			*supported_cpus;
+	/* enum perf_pmu_scope: the core routes events and shows cpumask */
+	unsigned int			scope;
 
 	void (*pmu_enable)(struct pmu *pmu);
 	void (*pmu_disable)(struct pmu *pmu);
@@ -337,6 +363,8 @@ struct perf_event {
 	struct perf_buffer __rcu	*rb;
 	/* link in rb->event_list, for wakeups and unmapping */
 	struct list_head		rb_entry;
+	/* RCU state when rb_entry left a buffer's list (reuse waits for it) */
+	unsigned long			rb_detach_gp;
 	struct mutex			mmap_mutex;
 	/* mappings of this event's own buffer */
 	atomic_t			mmap_count;
@@ -494,6 +522,59 @@ struct perf_output_handle {
 	unsigned long			left;
 };
 
+/* every member of @leader's group but the leader; the group is stable */
+#define for_each_sibling_event(sibling, leader)			\
+	list_for_each_entry((sibling), &(leader)->sibling_list, sibling_entry)
+
+/**
+ * struct perf_pmu_events_attr - a file of a PMU's sysfs events/ directory
+ * @attr: the device attribute
+ * @id: the driver's number for the event, for its own show()
+ * @event_str: the file's contents; shown by perf_event_sysfs_show()
+ */
+struct perf_pmu_events_attr {
+	struct device_attribute	attr;
+	u64			id;
+	const char		*event_str;
+};
+
+ssize_t perf_event_sysfs_show(struct device *dev,
+			      struct device_attribute *attr, char *page);
+
+/* a static events/ file named _name, its show() given, its id _id */
+#define PMU_EVENT_ATTR(_name, _var, _id, _show)			\
+static struct perf_pmu_events_attr _var = {				\
+	.attr	= __ATTR(_name, 0444, _show, NULL),			\
+	.id	= _id,							\
+}
+
+/* a static events/ file holding the string _str */
+#define PMU_EVENT_ATTR_STRING(_name, _var, _str)			\
+static struct perf_pmu_events_attr _var = {				\
+	.attr		= __ATTR(_name, 0444, perf_event_sysfs_show, NULL), \
+	.event_str	= _str,						\
+}
+
+/* the struct attribute of an anonymous events/ file, for attr arrays */
+#define PMU_EVENT_ATTR_ID(_name, _show, _id)				\
+	(&((struct perf_pmu_events_attr[]) {				\
+		{ .attr = __ATTR(_name, 0444, _show, NULL), .id = _id }	\
+	})[0].attr.attr)
+
+/* the show() of a format/ file: the bits of the attr it names */
+#define PMU_FORMAT_ATTR_SHOW(_name, _format)				\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *page)	\
+{									\
+	BUILD_BUG_ON(sizeof(_format) >= PAGE_SIZE);			\
+	return sysfs_emit(page, _format "\n");				\
+}
+
+/* format_attr_<_name>: the format/ file _name holding _format */
+#define PMU_FORMAT_ATTR(_name, _format)					\
+	PMU_FORMAT_ATTR_SHOW(_name, _format)				\
+static struct device_attribute format_attr_##_name = __ATTR_RO(_name)
+
 #ifdef CONFIG_PERF_EVENTS
 
 /* Registration and lookup of PMUs (kernel/events/pmu.c). */
@@ -501,6 +582,7 @@ int perf_pmu_register(struct pmu *pmu, const char *name, int type);
 void perf_pmu_unregister(struct pmu *pmu);
 void perf_pmu_disable(struct pmu *pmu);
 void perf_pmu_enable(struct pmu *pmu);
+void perf_pmu_migrate_context(struct pmu *pmu, int src_cpu, int dst_cpu);
 
 /* The ring buffer writer and sample output (kernel/events/output.c). */
 int perf_output_begin(struct perf_output_handle *handle,

@@ -136,6 +136,7 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	mutex_init(&event->mmap_mutex);
 	init_waitqueue_head(&event->waitq);
 	refcount_set(&event->refcount, 1);
+	event->rb_detach_gp = get_completed_synchronize_rcu();
 
 	event->attr = *attr;
 	event->cpu = cpu;

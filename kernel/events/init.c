@@ -40,8 +40,10 @@ void __init perf_event_init(void)
  */
 int perf_event_init_cpu(unsigned int cpu)
 {
-	if (cpu == raw_smp_processor_id())
+	if (cpu == raw_smp_processor_id()) {
 		perf_cpu_ctx_online();
+		perf_scope_cpu_online(cpu);
+	}
 	return 0;
 }
 
@@ -50,12 +52,15 @@ int perf_event_init_cpu(unsigned int cpu)
  *
  * Runs on @cpu (online stage) and again from another CPU once it is dead.
  * The CPU's events stop and keep their counts; they start again if the
- * CPU comes back.
+ * CPU comes back. Events of scoped PMUs move to another CPU of their
+ * domain once it is dead.
  */
 int perf_event_exit_cpu(unsigned int cpu)
 {
 	if (cpu == raw_smp_processor_id())
 		perf_cpu_ctx_offline();
+	else
+		perf_scope_cpu_offline(cpu);
 	return 0;
 }
 

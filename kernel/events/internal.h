@@ -177,6 +177,13 @@ void perf_ctx_unlink_event_locked(struct perf_event_context *ctx,
 
 /* sched.c: all with ctx->lock held */
 u64 perf_ctx_time_now(struct perf_event_context *ctx);
+/* scoped PMUs and event migration (scope.c) */
+extern struct device_attribute dev_attr_cpumask;
+int perf_scope_event_cpu(struct pmu *pmu, int cpu);
+void perf_scope_cpu_online(unsigned int cpu);
+void perf_scope_cpu_offline(unsigned int cpu);
+void perf_pmu_migrate_scope(unsigned int scope, int src_cpu, int dst_cpu);
+
 void perf_ctx_update_time(struct perf_event_context *ctx);
 void perf_event_update_times(struct perf_event *event);
 void perf_event_set_state(struct perf_event *event,

@@ -76,9 +76,14 @@ static struct attribute *pmu_dev_attrs[] = {
 	&dev_attr_type.attr,
 	&dev_attr_perf_event_mux_interval_ms.attr,
 	&dev_attr_nr_addr_filters.attr,
+	&dev_attr_cpumask.attr,
 	NULL,
 };
 
+/*
+ * nr_addr_filters only where there are filters; cpumask only for a PMU
+ * with a scope (other drivers that have one provide their own).
+ */
 static umode_t pmu_dev_is_visible(struct kobject *kobj, struct attribute *a,
 				  int n)
 {
@@ -87,8 +92,31 @@ static umode_t pmu_dev_is_visible(struct kobject *kobj, struct attribute *a,
 
 	if (n == 2 && !pmu->nr_addr_filters)
 		return 0;
+	if (n == 3 && !pmu->scope)
+		return 0;
 	return a->mode;
 }
+
+/**
+ * perf_event_sysfs_show - show() of a PMU_EVENT_ATTR_STRING() file
+ * @dev: the PMU's device
+ * @attr: the attribute, in a struct perf_pmu_events_attr
+ * @page: the sysfs buffer
+ *
+ * Return: the bytes written: the event string and a newline, or nothing
+ * for an attribute without a string.
+ */
+ssize_t perf_event_sysfs_show(struct device *dev,
+			      struct device_attribute *attr, char *page)
+{
+	struct perf_pmu_events_attr *pa =
+		container_of(attr, struct perf_pmu_events_attr, attr);
+
+	if (!pa->event_str)
+		return 0;
+	return sysfs_emit(page, "%s\n", pa->event_str);
+}
+EXPORT_SYMBOL_GPL(perf_event_sysfs_show);
 
 static const struct attribute_group pmu_dev_attr_group = {
 	.is_visible	= pmu_dev_is_visible,
@@ -266,6 +294,23 @@ static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
 
 	event->pmu = pmu;
 	err = pmu->event_init(event);
+	/* device PMUs without task context count CPU-wide only */
+	if (!err && pmu->task_ctx_nr == perf_invalid_context &&
+	    (event->attach_state & PERF_ATTACH_TASK))
+		err = -EINVAL;
+	/* a PMU that cannot interrupt cannot sample */
+	if (!err && (pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT) &&
+	    is_sampling_event(event))
+		err = -EOPNOTSUPP;
+	/* one reader per domain: the event opens on its designated CPU */
+	if (!err && pmu->scope && event->cpu >= 0) {
+		int cpu = perf_scope_event_cpu(pmu, event->cpu);
+
+		if (cpu < 0)
+			err = cpu;
+		else
+			event->cpu = cpu;
+	}
 	if (!err && (pmu->capabilities & PERF_PMU_CAP_NO_EXCLUDE) &&
 	    (event->attr.exclude_user || event->attr.exclude_kernel ||
 	     event->attr.exclude_hv || event->attr.exclude_idle ||

@@ -109,14 +109,21 @@ int perf_buffer_attach(struct perf_event *event, struct perf_buffer *rb)
 		list_del_rcu(&event->rb_entry);
 		spin_unlock_irqrestore(&old->event_lock, flags);
 		rcu_assign_pointer(event->rb, NULL);
-		/* readers of @old may still hold rb_entry: wait for them */
-		synchronize_rcu();
+		event->rb_detach_gp = get_state_synchronize_rcu();
 		/* a reader blocked in poll must see the buffer go away */
 		wake_up_all(&event->waitq);
 		perf_buffer_put(old);
 	}
 	if (!rb)
 		return 0;
+	/*
+	 * Readers of the old buffer's list may still stand on rb_entry:
+	 * linking it into another list before they are done would walk
+	 * them into that one. A plain unmap does not wait (the event's
+	 * memory outlives them anyway); only a new attach does, and only
+	 * if no grace period has passed since.
+	 */
+	cond_synchronize_rcu(event->rb_detach_gp);
 	spin_lock_irqsave(&rb->event_lock, flags);
 	if (rb->unmapped) {
 		spin_unlock_irqrestore(&rb->event_lock, flags);

@@ -485,7 +485,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 		goto err_cred;
 	}
 
-	ctx = perf_find_get_context(task, cpu == -1 ? 0 : cpu);
+	ctx = perf_find_get_context(task, event->cpu == -1 ? 0 : event->cpu);
 	if (IS_ERR(ctx)) {
 		err = PTR_ERR(ctx);
 		goto err_cred;
@@ -576,7 +576,7 @@ perf_event_create_kernel_counter(struct perf_event_attr *attr, int cpu,
 	if (IS_ERR(event))
 		return event;
 
-	ctx = perf_find_get_context(task, cpu == -1 ? 0 : cpu);
+	ctx = perf_find_get_context(task, event->cpu == -1 ? 0 : event->cpu);
 	if (IS_ERR(ctx)) {
 		perf_event_put(event);
 		return ERR_CAST(ctx);

@@ -720,7 +720,7 @@ static int cycles_main(long n)
 }
 
 /*
- * No arguments (make test): 90 seconds of fuzz with 4 workers and
+ * No arguments (make test): 120 seconds of fuzz with 4 workers and
  * hotplug churn on two or more CPUs; a kselftest skip on one.
  */
 static int in_test_main(void)
@@ -731,7 +731,7 @@ static int in_test_main(void)
 		printf("perf_fuzz: skipped on one CPU\n");
 		return 4;
 	}
-	return fuzz_main(seed, 90, 4);
+	return fuzz_main(seed, 120, 4);
 }
 
 /* perf_test.h brings the kselftest harness, which this program does not use */
