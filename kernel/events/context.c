@@ -88,6 +88,17 @@ void perf_ctx_put(struct perf_event_context *ctx)
 	call_rcu(&ctx->rcu_head, perf_ctx_free_rcu);
 }
 
+/*
+ * CPU contexts' mutexes are a lock class of their own. Device PMU drivers
+ * (and scope.c) move events between CPU contexts from CPU hotplug
+ * callbacks, under the hotplug lock; task contexts' mutexes are held
+ * where an event's init or destroy takes event_mutex, which nests the
+ * hotplug lock inside (tracepoint registration). One class for both
+ * would be a cycle to lockdep; no code holds a CPU context's mutex
+ * around anything that takes the hotplug lock.
+ */
+static struct lock_class_key perf_cpu_ctx_mutex_key;
+
 void __init perf_cpu_contexts_init(void)
 {
 	int cpu;
@@ -97,6 +108,7 @@ void __init perf_cpu_contexts_init(void)
 							      cpu);
 
 		perf_ctx_init(&cpuctx->ctx, NULL, cpu);
+		lockdep_set_class(&cpuctx->ctx.mutex, &perf_cpu_ctx_mutex_key);
 	}
 }
 
@@ -320,6 +332,31 @@ void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 	}
 }
 
+/**
+ * perf_event_ctx_lock - lock the context @event is in, and return it
+ *
+ * An event of a CPU-wide device PMU may move to another CPU's context
+ * (perf_pmu_migrate_context()), which changes event->ctx under both
+ * contexts' mutexes: whoever reads it to take the mutex must check it
+ * again once holding it. Contexts an event may move between are static
+ * (per CPU), so the stale one is safe to lock. Returns NULL for an event
+ * that never joined a context.
+ */
+struct perf_event_context *perf_event_ctx_lock(struct perf_event *event)
+{
+	struct perf_event_context *ctx;
+
+	for (;;) {
+		ctx = READ_ONCE(event->ctx);
+		if (!ctx)
+			return NULL;
+		mutex_lock(&ctx->mutex);
+		if (ctx == READ_ONCE(event->ctx))
+			return ctx;
+		mutex_unlock(&ctx->mutex);
+	}
+}
+
 static int __perf_install_event(struct perf_event_context *ctx, void *info)
 {
 	struct perf_event *event = info;
@@ -358,6 +395,9 @@ int perf_install_event(struct perf_event_context *ctx,
 	int err;
 
 	lockdep_assert_held(&ctx->mutex);
+	/* routed to a CPU that stopped reading for its domain meanwhile */
+	if (!ctx->task && !perf_scope_reads(event->pmu, ctx->cpu))
+		return -ENODEV;
 	event->ctx = ctx;
 	err = perf_ctx_call(ctx, __perf_install_event, event);
 	if (err)

@@ -119,10 +119,10 @@ static int perf_event_apply_group(struct perf_event *event, bool group,
 				  perf_ctx_fn fn)
 {
 	struct perf_group_op op = { .event = event, .fn = fn, .group = group };
-	struct perf_event_context *ctx = event->ctx;
+	struct perf_event_context *ctx;
 	struct perf_event *leader, *sibling;
 
-	mutex_lock(&ctx->mutex);
+	ctx = perf_event_ctx_lock(event);
 	perf_ctx_call(ctx, __perf_group_op, &op);
 	if (!group) {
 		perf_event_apply_children(event, fn);
@@ -192,7 +192,7 @@ static int __perf_event_period(struct perf_event_context *ctx, void *info)
 int perf_event_ctl_period(struct perf_event *event, u64 value)
 {
 	struct perf_period_op op = { .value = value };
-	struct perf_event_context *ctx = event->ctx;
+	struct perf_event_context *ctx;
 	int err;
 
 	if (!is_sampling_event(event))
@@ -212,7 +212,7 @@ int perf_event_ctl_period(struct perf_event *event, u64 value)
 			return -EINVAL;
 	}
 
-	mutex_lock(&ctx->mutex);
+	ctx = perf_event_ctx_lock(event);
 	op.event = event;
 	perf_ctx_call(ctx, __perf_event_period, &op);
 	mutex_lock(&event->child_mutex);
@@ -239,11 +239,18 @@ int perf_event_ctl_period(struct perf_event *event, u64 value)
 struct perf_event_context *perf_event_group_lock(struct perf_event *leader,
 						 unsigned long *flags)
 {
-	struct perf_event_context *ctx = READ_ONCE(leader->ctx);
+	struct perf_event_context *ctx;
 
-	if (ctx)
+	/* a CPU-wide group may move to another CPU's context meanwhile */
+	for (;;) {
+		ctx = READ_ONCE(leader->ctx);
+		if (!ctx)
+			return NULL;
 		raw_spin_lock_irqsave(&ctx->lock, *flags);
-	return ctx;
+		if (ctx == READ_ONCE(leader->ctx))
+			return ctx;
+		raw_spin_unlock_irqrestore(&ctx->lock, *flags);
+	}
 }
 
 void perf_event_group_unlock(struct perf_event_context *ctx,

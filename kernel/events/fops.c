@@ -254,10 +254,10 @@ const struct perf_event_attr *perf_event_attrs(struct perf_event *event)
 u64 perf_event_read_value(struct perf_event *event, u64 *enabled,
 			  u64 *running)
 {
-	struct perf_event_context *ctx = event->ctx;
+	struct perf_event_context *ctx;
 	u64 total;
 
-	mutex_lock(&ctx->mutex);
+	ctx = perf_event_ctx_lock(event);
 	perf_event_sync(event);
 	total = perf_event_total(event, enabled, running);
 	mutex_unlock(&ctx->mutex);
@@ -274,14 +274,14 @@ EXPORT_SYMBOL_GPL(perf_event_read_value);
 int perf_event_read_local(struct perf_event *event, u64 *value,
 			  u64 *enabled, u64 *running)
 {
-	struct perf_event_context *ctx = event->ctx;
+	struct perf_event_context *ctx;
 	unsigned long flags;
 	int err = 0;
 
 	if (event->attr.inherit)
 		return -EOPNOTSUPP;
 
-	raw_spin_lock_irqsave(&ctx->lock, flags);
+	ctx = perf_event_group_lock(event, &flags);
 	if ((ctx->task && ctx->task != current) ||
 	    (event->cpu != -1 && event->cpu != smp_processor_id()) ||
 	    (event->state == PERF_EVENT_STATE_ACTIVE &&

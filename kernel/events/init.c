@@ -53,14 +53,14 @@ int perf_event_init_cpu(unsigned int cpu)
  * Runs on @cpu (online stage) and again from another CPU once it is dead.
  * The CPU's events stop and keep their counts; they start again if the
  * CPU comes back. Events of scoped PMUs move to another CPU of their
- * domain once it is dead.
+ * domain first.
  */
 int perf_event_exit_cpu(unsigned int cpu)
 {
-	if (cpu == raw_smp_processor_id())
-		perf_cpu_ctx_offline();
-	else
+	if (cpu == raw_smp_processor_id()) {
 		perf_scope_cpu_offline(cpu);
+		perf_cpu_ctx_offline();
+	}
 	return 0;
 }
 

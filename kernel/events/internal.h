@@ -182,7 +182,10 @@ extern struct device_attribute dev_attr_cpumask;
 int perf_scope_event_cpu(struct pmu *pmu, int cpu);
 void perf_scope_cpu_online(unsigned int cpu);
 void perf_scope_cpu_offline(unsigned int cpu);
+bool perf_scope_reads(struct pmu *pmu, int cpu);
 void perf_pmu_migrate_scope(unsigned int scope, int src_cpu, int dst_cpu);
+
+struct perf_event_context *perf_event_ctx_lock(struct perf_event *event);
 
 void perf_ctx_update_time(struct perf_event_context *ctx);
 void perf_event_update_times(struct perf_event *event);

@@ -133,11 +133,13 @@ static void perf_event_queue_sigtrap(struct perf_event *event,
 
 	if (!ctx || ctx->task != current || (current->flags & PF_EXITING))
 		return;
-	if (READ_ONCE(event->pending_sigtrap))
+	/* an NMI may overflow the same event within this very check */
+	if (cmpxchg(&event->pending_sigtrap, 0, 1))
 		return;
-	if (!refcount_inc_not_zero(&event->refcount))
+	if (!refcount_inc_not_zero(&event->refcount)) {
+		WRITE_ONCE(event->pending_sigtrap, 0);
 		return;
-	WRITE_ONCE(event->pending_sigtrap, 1);
+	}
 	event->pending_addr = (data->sample_flags & PERF_SAMPLE_ADDR) ?
 			      data->addr : 0;
 	if (task_work_add(current, &event->pending_task, mode)) {

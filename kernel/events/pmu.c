@@ -287,12 +287,19 @@ static bool perf_event_has_extended_regs(struct perf_event *event)
 /* Offer the event to one PMU. -ENOENT means "not mine". */
 static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
 {
-	int err;
+	int cpu = event->cpu, err;
 
 	if (!try_module_get(pmu->module))
 		return -ENODEV;
 
 	event->pmu = pmu;
+	/* one reader per domain: the event opens on its reading CPU */
+	if (pmu->scope && cpu >= 0) {
+		err = perf_scope_event_cpu(pmu, cpu);
+		if (err < 0)
+			goto fail;
+		event->cpu = err;
+	}
 	err = pmu->event_init(event);
 	/* device PMUs without task context count CPU-wide only */
 	if (!err && pmu->task_ctx_nr == perf_invalid_context &&
@@ -302,15 +309,6 @@ static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
 	if (!err && (pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT) &&
 	    is_sampling_event(event))
 		err = -EOPNOTSUPP;
-	/* one reader per domain: the event opens on its designated CPU */
-	if (!err && pmu->scope && event->cpu >= 0) {
-		int cpu = perf_scope_event_cpu(pmu, event->cpu);
-
-		if (cpu < 0)
-			err = cpu;
-		else
-			event->cpu = cpu;
-	}
 	if (!err && (pmu->capabilities & PERF_PMU_CAP_NO_EXCLUDE) &&
 	    (event->attr.exclude_user || event->attr.exclude_kernel ||
 	     event->attr.exclude_hv || event->attr.exclude_idle ||
@@ -319,11 +317,13 @@ static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
 	if (!err && !(pmu->capabilities & PERF_PMU_CAP_EXTENDED_REGS) &&
 	    perf_event_has_extended_regs(event))
 		err = -EOPNOTSUPP;
+	if (err && event->destroy) {
+		event->destroy(event);
+		event->destroy = NULL;
+	}
+fail:
 	if (err) {
-		if (event->destroy) {
-			event->destroy(event);
-			event->destroy = NULL;
-		}
+		event->cpu = cpu;	/* the next PMU sees what the user asked */
 		event->pmu = NULL;
 		module_put(pmu->module);
 	}

@@ -194,7 +194,7 @@ static int perf_read_fill(struct perf_event *event, u64 *values)
 ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 				size_t count)
 {
-	struct perf_event_context *ctx = event->ctx;
+	struct perf_event_context *ctx;
 	u64 small[8] = { };	/* a single event, or a group of up to three */
 	size_t size;
 	u64 *values;
@@ -203,7 +203,7 @@ ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 	if (event->state == PERF_EVENT_STATE_ERROR)
 		return 0;
 
-	mutex_lock(&ctx->mutex);
+	ctx = perf_event_ctx_lock(event);
 	size = perf_read_size(event);
 	if (count < size) {
 		ret = -ENOSPC;

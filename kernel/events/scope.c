@@ -59,6 +59,19 @@ int perf_scope_event_cpu(struct pmu *pmu, int cpu)
 	return target < nr_cpu_ids ? target : -ENODEV;
 }
 
+/**
+ * perf_scope_reads - is @cpu the reading CPU of its domain for @pmu?
+ *
+ * Under the CPU context's mutex: the mask changes before the events of a
+ * CPU going offline move, under that mutex.
+ */
+bool perf_scope_reads(struct pmu *pmu, int cpu)
+{
+	if (!pmu->scope || pmu->scope >= PERF_PMU_MAX_SCOPE)
+		return true;
+	return cpumask_test_cpu(cpu, &perf_scope_cpus[pmu->scope]);
+}
+
 /* sysfs cpumask of a scoped PMU: its designated CPUs */
 static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
 			    char *page)
@@ -110,11 +123,13 @@ static int __init perf_scope_init(void)
 subsys_initcall(perf_scope_init);
 
 /**
- * perf_scope_cpu_offline - @cpu is gone: hand its domains to another CPU
+ * perf_scope_cpu_offline - @cpu goes down: hand its domains to another CPU
  *
- * Called from a live CPU after @cpu died, where sleeping is allowed.
- * Events of PMUs of a domain with no CPU left stay where they are; they
- * run again if @cpu comes back.
+ * Called on @cpu from its hotplug thread, before its context stops, while
+ * its topology still stands. A new event for the domain goes to the next
+ * CPU from the moment the mask changes: the install of one that was
+ * routed here before refuses it (perf_scope_reads()). Events of a domain
+ * with no CPU left stay where they are; they run again if @cpu returns.
  */
 void perf_scope_cpu_offline(unsigned int cpu)
 {
@@ -150,18 +165,42 @@ static int __perf_group_unlink(struct perf_event_context *ctx, void *info)
 	return 0;
 }
 
-/* Put an unlinked group into @ctx, in its order, and start it. */
+struct perf_group_move {
+	struct perf_event	*leader;
+	int			cpu;
+};
+
+/* Move an event's ctx and cpu: under the new context's lock. */
+static void perf_event_move(struct perf_event_context *ctx,
+			    struct perf_event *event, int cpu)
+{
+	struct perf_event_context *old = event->ctx;
+
+	WRITE_ONCE(event->cpu, cpu);
+	WRITE_ONCE(event->ctx, ctx);
+	perf_ctx_get(ctx);
+	perf_ctx_put(old);	/* a CPU context: never the last */
+}
+
+/*
+ * Put an unlinked group into @ctx, in its order, and start it. Its
+ * members' ctx and cpu change here, under the new context's lock, so
+ * that a reader under that lock sees them with the new context's times.
+ */
 static int __perf_group_link(struct perf_event_context *ctx, void *info)
 {
-	struct perf_event *leader = info, *sibling, *tmp;
+	struct perf_group_move *move = info;
+	struct perf_event *leader = move->leader, *sibling, *tmp;
 	LIST_HEAD(members);
 
 	perf_ctx_update_time(ctx);
 	list_splice_init(&leader->sibling_list, &members);
 	leader->nr_siblings = 0;
+	perf_event_move(ctx, leader, move->cpu);
 	perf_ctx_add_event_locked(ctx, leader);
 	list_for_each_entry_safe(sibling, tmp, &members, sibling_entry) {
 		list_del_init(&sibling->sibling_entry);
+		perf_event_move(ctx, sibling, move->cpu);
 		perf_ctx_add_event_locked(ctx, sibling);
 	}
 	if (!ctx->is_active || leader->state != PERF_EVENT_STATE_INACTIVE)
@@ -173,14 +212,16 @@ static int __perf_group_link(struct perf_event_context *ctx, void *info)
 	return 0;
 }
 
-static bool perf_group_uses_pmu(struct perf_event *leader, struct pmu *pmu)
+/* Has the group a member of @pmu, or with !@pmu, of a PMU of @scope? */
+static bool perf_group_moves(struct perf_event *leader, struct pmu *pmu,
+			     unsigned int scope)
 {
 	struct perf_event *sibling;
 
-	if (leader->pmu == pmu)
+	if (pmu ? leader->pmu == pmu : leader->pmu->scope == scope)
 		return true;
 	for_each_sibling_event(sibling, leader) {
-		if (sibling->pmu == pmu)
+		if (pmu ? sibling->pmu == pmu : sibling->pmu->scope == scope)
 			return true;
 	}
 	return false;
@@ -198,8 +239,7 @@ static struct perf_event *perf_migrating_group(struct perf_event_context *ctx,
 
 	for (i = 0; i < ARRAY_SIZE(lists); i++) {
 		list_for_each_entry(leader, lists[i], group_entry) {
-			if (pmu ? perf_group_uses_pmu(leader, pmu) :
-				  leader->pmu->scope == scope)
+			if (perf_group_moves(leader, pmu, scope))
 				return leader;
 		}
 	}
@@ -211,21 +251,11 @@ static void perf_migrate_groups(struct perf_event_context *src,
 				struct perf_event_context *dst,
 				struct pmu *pmu, unsigned int scope, int dst_cpu)
 {
-	struct perf_event *leader, *sibling;
+	struct perf_group_move move = { .cpu = dst_cpu };
 
-	while ((leader = perf_migrating_group(src, pmu, scope))) {
-		perf_ctx_call(src, __perf_group_unlink, leader);
-		leader->cpu = dst_cpu;
-		leader->ctx = dst;
-		perf_ctx_get(dst);
-		perf_ctx_put(src);
-		for_each_sibling_event(sibling, leader) {
-			sibling->cpu = dst_cpu;
-			sibling->ctx = dst;
-			perf_ctx_get(dst);
-			perf_ctx_put(src);
-		}
-		perf_ctx_call(dst, __perf_group_link, leader);
+	while ((move.leader = perf_migrating_group(src, pmu, scope))) {
+		perf_ctx_call(src, __perf_group_unlink, move.leader);
+		perf_ctx_call(dst, __perf_group_link, &move);
 	}
 }
 

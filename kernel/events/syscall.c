@@ -346,11 +346,11 @@ static void perf_event_remove_children(struct perf_event *event)
  */
 int perf_event_release_kernel(struct perf_event *event)
 {
-	struct perf_event_context *ctx = event->ctx;
+	struct perf_event_context *ctx;
 
 	perf_event_clear_owner(event);
+	ctx = perf_event_ctx_lock(event);
 	if (ctx) {
-		mutex_lock(&ctx->mutex);
 		perf_remove_event(event);
 		mutex_unlock(&ctx->mutex);
 	}
