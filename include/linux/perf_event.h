@@ -182,8 +182,8 @@ struct hw_perf_event {
  * @PERF_PMU_MAX_SCOPE: the number of scopes
  *
  * For a PMU with a scope the core picks one online CPU per domain, shows
- * them in the PMU's sysfs cpumask, opens every event on the CPU of its
- * domain, and moves the events when that CPU goes offline.
+ * them in the PMU's sysfs cpumask (where tools open their events), and
+ * moves that CPU's events when it goes offline.
  */
 enum perf_pmu_scope {
 	PERF_PMU_SCOPE_NONE = 0,
@@ -221,7 +221,7 @@ struct pmu {
 	unsigned int			nr_addr_filters;
 	/* the CPUs this PMU's events may run on; NULL for all */
 	const cpumask_t			*supported_cpus;
-	/* enum perf_pmu_scope: the core routes events and shows cpumask */
+	/* enum perf_pmu_scope: the core shows cpumask, moves at offline */
 	unsigned int			scope;
 
 	void (*pmu_enable)(struct pmu *pmu);

@@ -395,9 +395,6 @@ int perf_install_event(struct perf_event_context *ctx,
 	int err;
 
 	lockdep_assert_held(&ctx->mutex);
-	/* routed to a CPU that stopped reading for its domain meanwhile */
-	if (!ctx->task && !perf_scope_reads(event->pmu, ctx->cpu))
-		return -ENODEV;
 	event->ctx = ctx;
 	err = perf_ctx_call(ctx, __perf_install_event, event);
 	if (err)

@@ -179,10 +179,8 @@ void perf_ctx_unlink_event_locked(struct perf_event_context *ctx,
 u64 perf_ctx_time_now(struct perf_event_context *ctx);
 /* scoped PMUs and event migration (scope.c) */
 extern struct device_attribute dev_attr_cpumask;
-int perf_scope_event_cpu(struct pmu *pmu, int cpu);
 void perf_scope_cpu_online(unsigned int cpu);
 void perf_scope_cpu_offline(unsigned int cpu);
-bool perf_scope_reads(struct pmu *pmu, int cpu);
 void perf_pmu_migrate_scope(unsigned int scope, int src_cpu, int dst_cpu);
 
 struct perf_event_context *perf_event_ctx_lock(struct perf_event *event);

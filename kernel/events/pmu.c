@@ -287,19 +287,12 @@ static bool perf_event_has_extended_regs(struct perf_event *event)
 /* Offer the event to one PMU. -ENOENT means "not mine". */
 static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
 {
-	int cpu = event->cpu, err;
+	int err;
 
 	if (!try_module_get(pmu->module))
 		return -ENODEV;
 
 	event->pmu = pmu;
-	/* one reader per domain: the event opens on its reading CPU */
-	if (pmu->scope && cpu >= 0) {
-		err = perf_scope_event_cpu(pmu, cpu);
-		if (err < 0)
-			goto fail;
-		event->cpu = err;
-	}
 	err = pmu->event_init(event);
 	/* device PMUs without task context count CPU-wide only */
 	if (!err && pmu->task_ctx_nr == perf_invalid_context &&
@@ -317,13 +310,11 @@ static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
 	if (!err && !(pmu->capabilities & PERF_PMU_CAP_EXTENDED_REGS) &&
 	    perf_event_has_extended_regs(event))
 		err = -EOPNOTSUPP;
-	if (err && event->destroy) {
-		event->destroy(event);
-		event->destroy = NULL;
-	}
-fail:
 	if (err) {
-		event->cpu = cpu;	/* the next PMU sees what the user asked */
+		if (event->destroy) {
+			event->destroy(event);
+			event->destroy = NULL;
+		}
 		event->pmu = NULL;
 		module_put(pmu->module);
 	}

@@ -5,11 +5,12 @@
  * from one CPU to another.
  *
  * One online CPU of each domain reads such a PMU for the domain: its
- * "designated" CPU, shown in the PMU's sysfs cpumask. An event opened on
- * any CPU of the domain is opened on that CPU, so every counter has one
- * reader. When the designated CPU goes offline another CPU of the domain
- * takes over, and the events move with it (perf_pmu_migrate_context(),
- * which drivers with their own hotplug handling call too).
+ * "designated" CPU, shown in the PMU's sysfs cpumask, where tools open
+ * their one event per domain (an event opened on another CPU of the
+ * domain counts there, as in 6.12). When the designated CPU goes offline
+ * another CPU of the domain takes over, and the events move with it
+ * (perf_pmu_migrate_context(), which drivers with their own hotplug
+ * handling call too).
  */
 #include <linux/cpu.h>
 #include <linux/topology.h>
@@ -35,41 +36,6 @@ static const struct cpumask *perf_scope_domain(unsigned int scope, int cpu)
 		return cpu_online_mask;
 	}
 	return NULL;
-}
-
-/**
- * perf_scope_event_cpu - the CPU an event of a scoped PMU is opened on
- * @pmu: a PMU with a scope
- * @cpu: the CPU the user asked for
- *
- * Returns the designated CPU of @cpu's domain, or -ENODEV when none of
- * its CPUs is online.
- */
-int perf_scope_event_cpu(struct pmu *pmu, int cpu)
-{
-	const struct cpumask *domain;
-	unsigned int target;
-
-	if (pmu->scope >= PERF_PMU_MAX_SCOPE)
-		return -EINVAL;
-	domain = perf_scope_domain(pmu->scope, cpu);
-	if (!domain)
-		return cpu;
-	target = cpumask_any_and(&perf_scope_cpus[pmu->scope], domain);
-	return target < nr_cpu_ids ? target : -ENODEV;
-}
-
-/**
- * perf_scope_reads - is @cpu the reading CPU of its domain for @pmu?
- *
- * Under the CPU context's mutex: the mask changes before the events of a
- * CPU going offline move, under that mutex.
- */
-bool perf_scope_reads(struct pmu *pmu, int cpu)
-{
-	if (!pmu->scope || pmu->scope >= PERF_PMU_MAX_SCOPE)
-		return true;
-	return cpumask_test_cpu(cpu, &perf_scope_cpus[pmu->scope]);
 }
 
 /* sysfs cpumask of a scoped PMU: its designated CPUs */
@@ -126,10 +92,8 @@ subsys_initcall(perf_scope_init);
  * perf_scope_cpu_offline - @cpu goes down: hand its domains to another CPU
  *
  * Called on @cpu from its hotplug thread, before its context stops, while
- * its topology still stands. A new event for the domain goes to the next
- * CPU from the moment the mask changes: the install of one that was
- * routed here before refuses it (perf_scope_reads()). Events of a domain
- * with no CPU left stay where they are; they run again if @cpu returns.
+ * its topology still stands. Events of a domain with no CPU left stay
+ * where they are; they run again if @cpu returns.
  */
 void perf_scope_cpu_offline(unsigned int cpu)
 {

@@ -135,19 +135,27 @@ TEST_F(dev, sysfs_helpers_and_cpumask)
 	EXPECT_TRUE(file_is(path, "config:0-7\n"));
 }
 
-/* An event of a system-wide PMU opens on its reading CPU, wherever asked. */
-TEST_F(dev, scoped_event_runs_on_the_designated_cpu)
+/*
+ * Tools open a scoped PMU's events on the cpumask CPU; one opened on
+ * another CPU of the domain counts where it was opened (as 6.12 does).
+ */
+TEST_F(dev, scoped_events_count_where_opened)
 {
 	int cpu = pt_nth_cpu(pt_nr_cpus() - 1), fd;
 	struct pt_val3 v;
 
-	fd = open_dev(self->sys, EV_CPU, -1, cpu, -1);
+	fd = open_dev(self->sys, EV_CPU, -1, 0, -1);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pt_read3(fd, &v));
 	EXPECT_EQ(1, v.value);		/* CPU 0, + 1 */
 	EXPECT_EQ(v.enabled, v.running);
 	close(fd);
-	/* the PMU without a scope reads where it is opened */
+	fd = open_dev(self->sys, EV_CPU, -1, cpu, -1);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pt_read3(fd, &v));
+	EXPECT_EQ(cpu + 1, v.value);
+	close(fd);
+	/* the PMU without a scope likewise */
 	fd = open_dev(self->mig, EV_CPU, -1, cpu, -1);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pt_read3(fd, &v));
