@@ -137,24 +137,25 @@ TEST_F(dev, sysfs_helpers_and_cpumask)
 
 /*
  * Tools open a scoped PMU's events on the cpumask CPU; one opened on
- * another CPU of the domain counts where it was opened (as 6.12 does).
+ * another CPU of the domain is accepted too (as 6.12 does). A domain-wide
+ * count may be read on any CPU of the domain (6.12 reads it where read()
+ * runs), so the value is some online CPU + 1.
  */
-TEST_F(dev, scoped_events_count_where_opened)
+TEST_F(dev, scoped_events_open_on_any_cpu_of_the_domain)
 {
-	int cpu = pt_nth_cpu(pt_nr_cpus() - 1), fd;
+	int cpu = pt_nth_cpu(pt_nr_cpus() - 1), fd, i;
 	struct pt_val3 v;
+	int cpus[2] = { 0, cpu };
 
-	fd = open_dev(self->sys, EV_CPU, -1, 0, -1);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, pt_read3(fd, &v));
-	EXPECT_EQ(1, v.value);		/* CPU 0, + 1 */
-	EXPECT_EQ(v.enabled, v.running);
-	close(fd);
-	fd = open_dev(self->sys, EV_CPU, -1, cpu, -1);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, pt_read3(fd, &v));
-	EXPECT_EQ(cpu + 1, v.value);
-	close(fd);
+	for (i = 0; i < 2; i++) {
+		fd = open_dev(self->sys, EV_CPU, -1, cpus[i], -1);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, pt_read3(fd, &v));
+		EXPECT_LE(1, v.value);
+		EXPECT_GE(pt_nr_cpus(), v.value);
+		EXPECT_EQ(v.enabled, v.running);
+		close(fd);
+	}
 	/* the PMU without a scope likewise */
 	fd = open_dev(self->mig, EV_CPU, -1, cpu, -1);
 	ASSERT_LE(0, fd);
