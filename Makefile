@@ -33,6 +33,10 @@ PMU_IN_TEST      ?= 1
 # model tests our drivers cannot pass yet (no branch stacks)
 PMU_SKIP_OURS    ?=
 
+# Debian's own kernel config (package linux-config-6.12): make distro
+# builds it; make test checks that ours has its perf-touching options
+DEBIAN_CONFIG := /usr/src/linux-config-6.12/config.amd64_none_amd64.xz
+
 TEST_FRAGS  := $(C)/base.config $(C)/test.config
 BENCH_FRAGS := $(C)/base.config $(C)/bench.config
 BZ          := arch/x86/boot/bzImage
@@ -52,7 +56,7 @@ TLOCK = $(S)/locked.sh test
 	headers ptests runas upstream-bins initramfs initramfs-upstream testmods \
 	test _test test-build check stock-test _stock-test upstream-selftests \
 	_upstream-selftests run pmu-qemu pmu-test _pmu-test _pmu-result \
-	fuzz-kernel fuzz diff clean distclean
+	fuzz-kernel fuzz diff distro distro-stock clean distclean
 
 all: help
 
@@ -63,6 +67,8 @@ help:
 	@echo 'make check                   checkpatch over our sources'
 	@echo 'make kernel|stock            build our / the unmodified test kernel'
 	@echo 'make testmods                the test modules, against the test kernel'
+	@echo 'make distro / distro-stock   Debian'"'"'s own config on our tree / on the base'
+	@echo '                             tree, built and booted (hours; not in make test)'
 	@echo 'make stock-test              run the tests on the unmodified kernel'
 	@echo 'make upstream-selftests      run upstream 6.12 perf_events selftests'
 	@echo 'make bench-kernel|stock-bench  lean kernels (config/bench.config)'
@@ -86,13 +92,13 @@ kernel: deps
 	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh ours $(B)/obj-test $(TEST_FRAGS) -- bzImage modules
 
 stock: deps
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh stock $(B)/obj-stock $(TEST_FRAGS) -- bzImage
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh stock $(B)/obj-stock $(TEST_FRAGS) -- bzImage modules
 
 bench-kernel: deps
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh ours $(B)/obj-bench $(BENCH_FRAGS) -- bzImage
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh ours $(B)/obj-bench $(BENCH_FRAGS) -- bzImage modules
 
 stock-bench: deps
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh stock $(B)/obj-stock-bench $(BENCH_FRAGS) -- bzImage
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh stock $(B)/obj-stock-bench $(BENCH_FRAGS) -- bzImage modules
 
 # uapi headers from OUR tree (our include/uapi/linux/perf_event.h)
 headers: deps
@@ -172,9 +178,12 @@ _test:
 		echo "FAIL build: kernel, tests or initramfs failed to build (see above)" \
 			> $(B)/logs/build.result
 	@$(S)/checkpatch.sh $(B)/logs/checkpatch.result
+	@python3 $(S)/perf-options.py $(DEBIAN_CONFIG) $(B)/obj-test/.config \
+		$(B)/linux-stock $(B)/logs/perf-options.result | tail -1
 	@if [ -f $(B)/logs/build.result ]; then \
 		python3 $(S)/parse-results.py --result $(B)/logs/build.result \
 			--result $(B)/logs/checkpatch.result \
+			--result $(B)/logs/perf-options.result \
 			--summary $(B)/logs/test.summary; \
 		exit 1; \
 	fi
@@ -182,7 +191,7 @@ ifeq ($(PMU_IN_TEST),1)
 	@$(MAKE) --no-print-directory _pmu-result
 endif
 	@$(S)/run-tests.sh test $(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz \
-		"$(TEST_SMPS)" $(B)/logs/checkpatch.result \
+		"$(TEST_SMPS)" $(B)/logs/checkpatch.result $(B)/logs/perf-options.result \
 		$(if $(filter 1,$(PMU_IN_TEST)),$(B)/logs/pmu.result $(B)/logs/pmu-ours.result)
 
 stock-test: deps
@@ -263,6 +272,13 @@ fuzz: fuzz-kernel ptests runas
 	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-fuzzbase.cpio.gz \
 		-t $(PTEST_DIR)/tools.list:$(PTEST_OUT) -x /usr/bin/trinity
 	@SMP=$(FUZZ_SMP) $(S)/fuzz.sh $(B)/obj-fuzz/$(BZ) $(B)/initramfs-fuzzbase.cpio.gz
+
+# ---- Debian's own config (outside make test: hours on 2 cores) --------
+distro: deps initramfs
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro.sh ours
+
+distro-stock: deps initramfs
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro.sh stock
 
 diff: kernel stock ptests runas
 	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-diffbase.cpio.gz \

@@ -14,7 +14,9 @@ parse-results.py [--boot SUFFIX:SMP:LIST:LOG]... [--result FILE]...
 --summary write the final "N passed, N failed" line to FILE too.
 
 Besides the guest's own verdict (@@RESULT), a test fails if the console
-shows a kernel report between its @@BEGIN and @@RESULT.  Prints details
+shows a kernel report between its @@BEGIN and @@RESULT, unless the test
+printed "@@EXPECT-REPORT TEXT" before it and the report contains TEXT (a
+test that provokes one on purpose, and checks for it itself).  Prints details
 for failures, then "PASS name" / "FAIL name: reason" per test, then
 "N passed, N failed" as the very last line.  Exit status 1 if anything
 failed or no guest test ran.
@@ -74,6 +76,7 @@ def parse_boot(suffix, smp, listfile, logfile):
     cur = None            # test currently running
     cur_lines = []        # its console lines (for details)
     cur_reports = []
+    cur_expect = []       # reports the running test provokes on purpose
     boot_reports = []
     boot_ctx = []         # console lines outside tests
     boot_rep_at = None    # index in boot_ctx of the first report there
@@ -87,7 +90,7 @@ def parse_boot(suffix, smp, listfile, logfile):
             cpus = int(m.group(1)) if m else None
         elif line.startswith('@@BEGIN '):
             cur = line.split(None, 1)[1].strip()
-            cur_lines, cur_reports = [], []
+            cur_lines, cur_reports, cur_expect = [], [], []
         elif line.startswith('@@RESULT '):
             f = line.split(None, 3)
             status = f[1] if len(f) > 1 else 'FAIL'
@@ -111,6 +114,11 @@ def parse_boot(suffix, smp, listfile, logfile):
         elif line.startswith('@@DMESG '):
             if order:
                 results[order[-1]][2].append('dmesg: ' + line[len('@@DMESG '):])
+        elif line.startswith('@@EXPECT-REPORT ') and cur is not None:
+            # a test that provokes a report (the hard-lockup watchdog's)
+            # names it; it checks itself that the report came
+            cur_expect.append(line.split(None, 1)[1].strip())
+            cur_lines.append(line)
         elif line.startswith('@@DONE'):
             done = True
         elif line.startswith('@@HOST-TIMEOUT'):
@@ -119,7 +127,7 @@ def parse_boot(suffix, smp, listfile, logfile):
             rep = kreport(line)
             if cur is not None:
                 cur_lines.append(line)
-                if rep:
+                if rep and not any(e in rep for e in cur_expect):
                     cur_reports.append(rep)
             else:
                 boot_ctx.append(line)

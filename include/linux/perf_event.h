@@ -54,6 +54,7 @@
 
 struct perf_event;
 struct perf_event_context;
+struct perf_cgroup;
 struct perf_sample_data;
 struct perf_buffer;
 struct pmu;
@@ -386,6 +387,10 @@ struct perf_event {
 #endif
 #ifdef CONFIG_SECURITY
 	void				*security;
+#endif
+#ifdef CONFIG_CGROUP_PERF
+	/* a cgroup event (PERF_FLAG_PID_CGROUP): the cgroup it watches */
+	struct perf_cgroup		*cgrp;
 #endif
 #endif /* CONFIG_PERF_EVENTS */
 };
@@ -896,10 +901,26 @@ static inline void perf_event_task_sched_in(struct task_struct *prev,
 	}
 }
 
+/*
+ * cgroup-switches: the CPU goes to a task of another perf_event cgroup.
+ * The cgroups are compared only while such an event exists.
+ */
+static __always_inline void perf_cgroup_switches(struct task_struct *prev,
+						 struct task_struct *next)
+{
+#ifdef CONFIG_CGROUP_PERF
+	if (static_key_false(&perf_swevent_enabled[PERF_COUNT_SW_CGROUP_SWITCHES]) &&
+	    task_css_check(prev, perf_event_cgrp_id, 1) !=
+	    task_css_check(next, perf_event_cgrp_id, 1))
+		perf_sw_event_sched(PERF_COUNT_SW_CGROUP_SWITCHES, 1, 0);
+#endif
+}
+
 static inline void perf_event_task_sched_out(struct task_struct *prev,
 					     struct task_struct *next)
 {
 	perf_sw_event_sched(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 0);
+	perf_cgroup_switches(prev, next);
 
 	if (static_branch_unlikely(&perf_sched_events))
 		__perf_event_task_sched_out(prev, next);
@@ -938,6 +959,53 @@ static inline void perf_event_ksymbol(u16 ksym_type, u64 addr, u32 len,
 #define perf_event_exit_cpu	NULL
 
 #endif /* CONFIG_PERF_EVENTS */
+
+/*
+ * ---------------------------------------------------------------------
+ * Hypervisors (KVM, Xen): whether a PMI or timer tick interrupted a guest
+ * ---------------------------------------------------------------------
+ */
+enum {
+	PERF_GUEST_ACTIVE	= 0x01,	/* this CPU was running a guest */
+	PERF_GUEST_USER		= 0x02,	/* ... in the guest's user mode */
+};
+
+/**
+ * struct perf_guest_info_callbacks - what a hypervisor tells perf
+ * @state: PERF_GUEST_* bits for the interrupt being handled on this CPU,
+ *	0 when it did not interrupt a guest. Called in NMI context.
+ * @get_ip: the guest's instruction pointer; only after @state said
+ *	PERF_GUEST_ACTIVE
+ * @handle_intel_pt_intr: hands an Intel PT interrupt that belongs to the
+ *	guest to the hypervisor; returns nonzero if it took it. May be NULL.
+ */
+struct perf_guest_info_callbacks {
+	unsigned int	(*state)(void);
+	unsigned long	(*get_ip)(void);
+	unsigned int	(*handle_intel_pt_intr)(void);
+};
+
+#ifdef CONFIG_GUEST_PERF_EVENTS
+void perf_register_guest_info_callbacks(struct perf_guest_info_callbacks *cbs);
+void perf_unregister_guest_info_callbacks(struct perf_guest_info_callbacks *cbs);
+unsigned int perf_guest_state(void);
+unsigned long perf_guest_get_ip(void);
+unsigned int perf_guest_handle_intel_pt_intr(void);
+#else
+static inline unsigned int perf_guest_state(void) { return 0; }
+static inline unsigned long perf_guest_get_ip(void) { return 0; }
+static inline unsigned int perf_guest_handle_intel_pt_intr(void) { return 0; }
+#endif
+
+/*
+ * Resume from suspend (arch/x86/power/cpu.c): the Intel debug-store
+ * pointer, which BTS and PEBS need, is lost with the CPU's state.
+ */
+#if defined(CONFIG_PERF_EVENTS) && defined(CONFIG_CPU_SUP_INTEL)
+void perf_restore_debug_store(void);
+#else
+static inline void perf_restore_debug_store(void) { }
+#endif
 
 /*
  * Low-power entry/exit callback for PMUs that must be told (AMD BRS);

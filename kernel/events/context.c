@@ -235,6 +235,8 @@ static void perf_ctx_list_del(struct perf_event_context *ctx,
 {
 	list_del_init(&event->event_entry);
 	ctx->nr_events--;
+	if (perf_event_is_cgroup(event))
+		perf_cgroup_event_link(ctx, -1);
 	if (perf_event_is_cpu_tp(event))
 		ctx->nr_cpu_tp--;
 }
@@ -245,7 +247,12 @@ void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 {
 	struct perf_event *leader = event->group_leader;
 
-	event->tstamp = perf_ctx_time_now(ctx);
+	if (perf_event_is_cgroup(event)) {
+		perf_cgroup_event_link(ctx, 1);
+		event->tstamp = perf_cgroup_time(event);
+	} else {
+		event->tstamp = perf_ctx_time_now(ctx);
+	}
 	list_add_tail(&event->event_entry, &ctx->event_list);
 	ctx->nr_events++;
 	if (perf_event_is_cpu_tp(event))

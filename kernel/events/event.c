@@ -261,6 +261,7 @@ void perf_event_free(struct perf_event *event)
 	if (event->destroy)
 		event->destroy(event);
 	security_perf_event_free(event);
+	perf_cgroup_detach(event);
 	if (event->pmu)
 		module_put(event->pmu->module);
 	if (event->hw.target)

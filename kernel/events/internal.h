@@ -81,6 +81,11 @@ struct perf_cpu_context {
 	struct perf_event_context	ctx;
 	struct perf_event_context	*task_ctx;
 	bool				online;
+#ifdef CONFIG_CGROUP_PERF
+	/* cgroup events in ctx, and the cgroup whose clocks run here */
+	int				nr_cgroups;
+	struct perf_cgroup		*cgrp;
+#endif
 };
 
 DECLARE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
@@ -90,6 +95,56 @@ static inline u64 perf_clock(void)
 {
 	return local_clock();
 }
+
+/* cgroup.c: cgroup events (PERF_FLAG_PID_CGROUP) */
+#ifdef CONFIG_CGROUP_PERF
+void perf_cgroup_update_time(struct perf_event_context *ctx, u64 now);
+u64 perf_cgroup_time(struct perf_event *event);
+u64 perf_cgroup_time_live(struct perf_event *event);
+bool perf_cgroup_match(struct perf_event *event);
+void perf_cgroup_sched_in(struct task_struct *task);
+void perf_cgroup_ctx_activate(struct perf_event_context *ctx, bool on);
+void perf_cgroup_event_link(struct perf_event_context *ctx, int delta);
+int perf_cgroup_connect(struct perf_event *event, int fd,
+			struct perf_event *leader);
+void perf_cgroup_detach(struct perf_event *event);
+u64 perf_cgroup_sample_id(void);
+void perf_event_cgroup_record(struct cgroup *cgrp);
+
+static inline bool perf_event_is_cgroup(struct perf_event *event)
+{
+	return event->cgrp;
+}
+#else
+static inline void perf_cgroup_update_time(struct perf_event_context *ctx,
+					   u64 now) { }
+static inline u64 perf_cgroup_time(struct perf_event *event) { return 0; }
+static inline u64 perf_cgroup_time_live(struct perf_event *event)
+{
+	return 0;
+}
+static inline bool perf_cgroup_match(struct perf_event *event)
+{
+	return true;
+}
+static inline void perf_cgroup_sched_in(struct task_struct *task) { }
+static inline void perf_cgroup_ctx_activate(struct perf_event_context *ctx,
+					    bool on) { }
+static inline void perf_cgroup_event_link(struct perf_event_context *ctx,
+					  int delta) { }
+static inline int perf_cgroup_connect(struct perf_event *event, int fd,
+				      struct perf_event *leader)
+{
+	return -EINVAL;
+}
+static inline void perf_cgroup_detach(struct perf_event *event) { }
+static inline u64 perf_cgroup_sample_id(void) { return 0; }
+
+static inline bool perf_event_is_cgroup(struct perf_event *event)
+{
+	return false;
+}
+#endif
 
 /**
  * struct perf_buffer - the ring buffer behind an event's mapping

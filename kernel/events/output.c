@@ -646,7 +646,7 @@ void perf_prepare_sample(struct perf_sample_data *data,
 	if (type & PERF_SAMPLE_PHYS_ADDR)
 		data->phys_addr = perf_virt_to_phys(data->addr);
 	if (type & PERF_SAMPLE_CGROUP)
-		data->cgroup = 0;
+		data->cgroup = perf_cgroup_sample_id();
 	if (type & PERF_SAMPLE_DATA_PAGE_SIZE)
 		data->data_page_size = perf_page_size(data->addr);
 	if (type & PERF_SAMPLE_CODE_PAGE_SIZE)

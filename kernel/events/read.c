@@ -252,9 +252,13 @@ void perf_event_times_now(struct perf_event *event, u64 *enabled,
 	*running = event->total_time_running;
 	if (!ctx || event->state < PERF_EVENT_STATE_INACTIVE)
 		return;
-	now = READ_ONCE(ctx->time);
-	if (READ_ONCE(ctx->is_active))
-		now += perf_clock() - READ_ONCE(ctx->timestamp);
+	if (perf_event_is_cgroup(event)) {
+		now = perf_cgroup_time_live(event);
+	} else {
+		now = READ_ONCE(ctx->time);
+		if (READ_ONCE(ctx->is_active))
+			now += perf_clock() - READ_ONCE(ctx->timestamp);
+	}
 	if ((s64)(now - event->tstamp) > 0)
 		delta = now - event->tstamp;
 	*enabled += delta;

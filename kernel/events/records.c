@@ -31,6 +31,7 @@ static atomic_t perf_nr_task_events;
 static atomic_t perf_nr_switch_events;
 static atomic_t perf_nr_ns_events;
 static atomic_t perf_nr_ksymbol_events;
+static atomic_t perf_nr_cgroup_events;
 static atomic_t perf_nr_text_poke_events;
 
 static u32 perf_pid(struct perf_event *event, struct task_struct *task);
@@ -60,6 +61,8 @@ void perf_sb_account(struct perf_event *event, int delta)
 		atomic_add(delta, &perf_nr_ns_events);
 	if (a->ksymbol)
 		atomic_add(delta, &perf_nr_ksymbol_events);
+	if (a->cgroup)
+		atomic_add(delta, &perf_nr_cgroup_events);
 	if (a->text_poke)
 		atomic_add(delta, &perf_nr_text_poke_events);
 	if (a->context_switch) {
@@ -676,6 +679,53 @@ void perf_event_ksymbol(u16 ksym_type, u64 addr, u32 len, bool unregister,
 	info.name_len = strnlen(sym, KSYM_NAME_LEN) + 1;
 	perf_sb_iterate(perf_ksymbol_one, &info, NULL);
 }
+
+#ifdef CONFIG_CGROUP_PERF
+struct perf_cgroup_info {
+	u64		id;
+	const char	*path;
+	unsigned int	path_len;
+};
+
+static void perf_cgroup_one(struct perf_event *event, void *data)
+{
+	struct perf_cgroup_info *info = data;
+	struct perf_event_header header = {
+		.type = PERF_RECORD_CGROUP,
+	};
+
+	if (!event->attr.cgroup)
+		return;
+	perf_sb_write(event, &header, &info->id, sizeof(info->id), info->path,
+		      info->path_len);
+}
+
+/**
+ * perf_event_cgroup_record - PERF_RECORD_CGROUP for a new cgroup
+ * @cgrp: the cgroup, just online
+ *
+ * To the events with attr.cgroup of this CPU and of the task that made
+ * it: its id and its path from the root of its hierarchy, so that tools
+ * can name the PERF_SAMPLE_CGROUP ids of later samples.
+ */
+void perf_event_cgroup_record(struct cgroup *cgrp)
+{
+	struct perf_cgroup_info info = { .id = cgroup_id(cgrp) };
+	char *path;
+
+	if (!atomic_read(&perf_nr_cgroup_events))
+		return;
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!path)
+		return;
+	if (cgroup_path(cgrp, path, PATH_MAX) < 0)
+		strscpy(path, "//toolong", PATH_MAX);
+	info.path = path;
+	info.path_len = strlen(path) + 1;
+	perf_sb_iterate(perf_cgroup_one, &info, NULL);
+	kfree(path);
+}
+#endif
 
 void perf_event_bpf_event(struct bpf_prog *prog,
 			  enum perf_bpf_event_type type, u16 flags)

@@ -38,6 +38,8 @@ void perf_ctx_update_time(struct perf_event_context *ctx)
 	now = perf_clock();
 	ctx->time += now - ctx->timestamp;
 	ctx->timestamp = now;
+	if (!ctx->task)
+		perf_cgroup_update_time(ctx, now);
 }
 
 void perf_event_update_times(struct perf_event *event)
@@ -46,7 +48,11 @@ void perf_event_update_times(struct perf_event *event)
 
 	if (!event->ctx)
 		return;
-	now = perf_ctx_time_now(event->ctx);
+	/* a cgroup event's times are its cgroup's on that CPU */
+	if (perf_event_is_cgroup(event))
+		now = perf_cgroup_time(event);
+	else
+		now = perf_ctx_time_now(event->ctx);
 	delta = now - event->tstamp;
 	event->tstamp = now;
 	if (event->state >= PERF_EVENT_STATE_INACTIVE)
@@ -73,6 +79,8 @@ bool perf_event_filter_match(struct perf_event *event)
 	if (pmu->supported_cpus && !cpumask_test_cpu(cpu, pmu->supported_cpus))
 		return false;
 	if (pmu->filter && pmu->filter(pmu, cpu))
+		return false;
+	if (perf_event_is_cgroup(event) && !perf_cgroup_match(event))
 		return false;
 	return true;
 }
@@ -327,6 +335,7 @@ static void perf_ctx_activate(struct perf_event_context *ctx)
 		this_cpu_write(perf_cpu_context.task_ctx, ctx);
 		perf_task_ctx_repack(ctx);
 	} else {
+		perf_cgroup_ctx_activate(ctx, true);
 		perf_ctx_sched_in(ctx);
 	}
 }
@@ -347,6 +356,8 @@ void perf_ctx_sched_out(struct perf_event_context *ctx)
 	ctx->rotate_necessary = false;
 	ctx->is_active = false;
 	ctx->active_cpu = -1;
+	if (!ctx->task)
+		perf_cgroup_ctx_activate(ctx, false);
 	if (this_cpu_read(perf_cpu_context.task_ctx) == ctx)
 		this_cpu_write(perf_cpu_context.task_ctx, NULL);
 }
@@ -440,6 +451,8 @@ void __perf_event_task_sched_in(struct task_struct *prev,
 {
 	struct perf_event_context *ctx = rcu_dereference_raw(task->perf_event_ctxp);
 
+	/* the CPU's cgroup events first: the CPU's groups come first */
+	perf_cgroup_sched_in(task);
 	if (!ctx)
 		goto out;
 

@@ -453,10 +453,11 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 		goto err_task;
 	}
 
-	/* cgroup events are not configured in: the PMU answered first */
+	/* a cgroup event: pid is the fd of the cgroup's directory */
 	if (flags & PERF_FLAG_PID_CGROUP) {
-		err = -EINVAL;
-		goto err_event;
+		err = perf_cgroup_connect(event, pid, group_leader);
+		if (err)
+			goto err_event;
 	}
 	/* who may watch: known once the PMU has taken the event */
 	if (task) {

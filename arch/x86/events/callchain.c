@@ -15,6 +15,8 @@
  *
  * Registers made up by perf_fetch_caller_regs() (no X86_EFLAGS_FIXED)
  * are not a trap frame: the walk then starts from their stack pointer.
+ * A sample of a guest has no host callchain (and the guest's stack is
+ * not walked).
  */
 void perf_callchain_kernel(struct perf_callchain_entry_ctx *entry,
 			   struct pt_regs *regs)
@@ -22,6 +24,8 @@ void perf_callchain_kernel(struct perf_callchain_entry_ctx *entry,
 	struct unwind_state state;
 	unsigned long addr;
 
+	if (perf_guest_state())
+		return;
 	if (perf_callchain_store(entry, regs->ip))
 		return;
 
@@ -55,6 +59,8 @@ void perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 	struct perf_user_frame frame;
 	unsigned long fp = regs->bp;
 
+	if (perf_guest_state())
+		return;
 	if (perf_callchain_store(entry, regs->ip))
 		return;
 	if (!nmi_uaccess_okay())

@@ -143,6 +143,7 @@ bool x86_perf_event_set_period(struct perf_event *event);
 bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs);
 void x86_pmu_lbr_read(void);
 void x86_pmu_clear_dirty(void);
+const struct x86_lbr_ops *x86_pmu_lbr(void);
 
 /* LBR_SELECT (Intel and AMD): a set bit suppresses */
 #define X86_LBR_SEL_KERNEL	BIT_ULL(0)	/* branches ending in ring 0 */

@@ -757,6 +757,16 @@ u64 x86_pmu_event_map(int hw_event)
 }
 
 /**
+ * x86_pmu_lbr - the branch stack of the registered driver
+ *
+ * Return: NULL without a driver or without branch stack.
+ */
+const struct x86_lbr_ops *x86_pmu_lbr(void)
+{
+	return x86_ops ? x86_ops->lbr : NULL;
+}
+
+/**
  * x86_pmu_register - register the "cpu" PMU for a vendor driver
  * @ops: the vendor's description of its counters
  *

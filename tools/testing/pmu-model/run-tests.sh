@@ -46,9 +46,28 @@ if [ -n "${PMU_SKIP:-}" ]; then
 	awk -v skip=" ${PMU_SKIP} " 'index(skip, " " $1 " ") == 0' \
 		"$HERE/tests/tests.list" > "$tests"
 fi
-"$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -t "$tests:$B/pmu-tests"
+# the kernel's own modules (KVM), for pmu-kvm.sh
+mods=()
+objdir=$(readlink -f "${kernel%/arch/x86/boot/bzImage}")
+for ko in kvm kvm-amd kvm-intel; do
+	[ -f "$objdir/arch/x86/kvm/$ko.ko" ] && mods+=(-m "$objdir/arch/x86/kvm/$ko.ko")
+done
+[ -f "$objdir/virt/lib/irqbypass.ko" ] && mods+=(-m "$objdir/virt/lib/irqbypass.ko")
+# and the model's test modules (modules/), built against it
+moddir=$B/pmu-mods${PMU_TAG:+-$PMU_TAG}
+rm -rf "$moddir"; mkdir -p "$moddir"
+cp "$HERE"/modules/Kbuild "$HERE"/modules/*.c "$moddir"/
+env -u MAKEFLAGS -u MAKELEVEL make -s -C "$objdir/source" O="$objdir" \
+	ARCH=x86_64 KBUILD_MODPOST_WARN=1 M="$moddir" modules
+for ko in "$moddir"/*.ko; do mods+=(-m "$ko"); done
+# run by pmu-kvm.sh once KVM is loaded
+mods+=(-x "$B/pmu-tests/pmu-kvm")
+"$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -t "$tests:$B/pmu-tests" "${mods[@]}"
 
 boot() { # CPU SMP LOG
+	# the NMI watchdog off: tests count on every counter (pmu-watchdog.sh
+	# turns it on)
+	APPEND="nmi_watchdog=0 ${APPEND:-}" \
 	CPU=$1 SMP=$2 QEMU=$QEMU_BIN ICOUNT=shift=0,sleep=off \
 		QEMU_NODEFAULTS=1 QEMU_EXTRA="-L /usr/share/seabios -L /usr/share/qemu" \
 		"$ROOT/scripts/boot.sh" "$kernel" "$initrd" run "$3" 2>&1 |

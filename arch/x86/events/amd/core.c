@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * AMD core PMU: detection of the core performance counter extensions
- * (X86_FEATURE_PERFCTR_CORE, and PerfMonV2), and the hooks KVM calls
- * into the AMD PMU driver.
- *
- * There is no AMD PMU driver yet: what is found is only reported, and
- * the hooks answer as for a host without PMU driver.
+ * (X86_FEATURE_PERFCTR_CORE, and PerfMonV2). The driver is perfmon.c.
  */
 
 #include <linux/errno.h>
@@ -53,24 +49,3 @@ int __init amd_pmu_detect(struct x86_pmu_hw *hw)
 
 	return 0;
 }
-
-/**
- * amd_pmu_enable_virt - KVM turned on SVM on this CPU
- *
- * With a PMU driver, host counters that must not count in guests are
- * then made host-only. Without one no counter is programmed.
- */
-void amd_pmu_enable_virt(void)
-{
-}
-EXPORT_SYMBOL_GPL(amd_pmu_enable_virt);
-
-/**
- * amd_pmu_disable_virt - KVM turned off SVM on this CPU
- *
- * Undoes amd_pmu_enable_virt(); nothing to undo without a PMU driver.
- */
-void amd_pmu_disable_virt(void)
-{
-}
-EXPORT_SYMBOL_GPL(amd_pmu_disable_virt);

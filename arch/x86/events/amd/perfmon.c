@@ -14,10 +14,14 @@
  *
  * PerfCntrGlobalCtl enables every counter once, at bring-up; a counter
  * is then started and stopped by the enable bit of its PerfEvtSel.
+ *
+ * Also the hooks KVM calls when it turns SVM on and off.
  */
 
 #include <linux/bitops.h>
+#include <linux/export.h>
 #include <linux/init.h>
+#include <linux/irqflags.h>
 #include <linux/perf_event.h>
 
 #include <asm/apic.h>
@@ -59,13 +63,72 @@ static void amd_counter(int idx, unsigned long *msr, int *rdpmc, int *bits)
 	*bits = x86_pmu_hw.cntval_bits;
 }
 
+/* on this CPU, KVM has turned SVM on (amd_pmu_enable_virt()) */
+static DEFINE_PER_CPU(bool, amd_svm_on);
+
+/*
+ * exclude_host and exclude_guest are the HostOnly/GuestOnly bits of the
+ * event select, which count by the SVM mode of the CPU. HostOnly is only
+ * set while SVM is on: the host is all there is otherwise. An event that
+ * excludes both counts in no mode at all.
+ */
+static u64 amd_ctl(struct perf_event *event)
+{
+	u64 ctl = event->hw.config | ARCH_PERFMON_EVENTSEL_ENABLE;
+
+	if (event->attr.exclude_host && event->attr.exclude_guest)
+		ctl &= ~(ARCH_PERFMON_EVENTSEL_USR | ARCH_PERFMON_EVENTSEL_OS);
+	else if (event->attr.exclude_host)
+		ctl |= AMD64_EVENTSEL_GUESTONLY;
+	else if (event->attr.exclude_guest && this_cpu_read(amd_svm_on))
+		ctl |= AMD64_EVENTSEL_HOSTONLY;
+	return ctl;
+}
+
 static void amd_enable(struct perf_event *event)
 {
-	struct hw_perf_event *hwc = &event->hw;
-
-	wrmsrl(MSR_F15H_PERF_CTL + 2 * hwc->idx,
-	       hwc->config | ARCH_PERFMON_EVENTSEL_ENABLE);
+	wrmsrl(MSR_F15H_PERF_CTL + 2 * event->hw.idx, amd_ctl(event));
 }
+
+/* SVM went on or off: the HostOnly bits of the running counters follow */
+static void amd_svm_set(bool on)
+{
+	struct cpu_hw_events *cpuc;
+	unsigned long flags;
+	int bit;
+
+	local_irq_save(flags);
+	this_cpu_write(amd_svm_on, on);
+	cpuc = this_cpu_ptr(&cpu_hw_events);
+	if (x86_pmu_hw.registered) {
+		for_each_set_bit(bit, (unsigned long *)&cpuc->active,
+				 X86_PMC_IDX_MAX)
+			amd_enable(cpuc->events[bit]);
+	}
+	local_irq_restore(flags);
+}
+
+/**
+ * amd_pmu_enable_virt - KVM turned on SVM on this CPU
+ *
+ * Events that exclude guests become host-only from now on.
+ */
+void amd_pmu_enable_virt(void)
+{
+	amd_svm_set(true);
+}
+EXPORT_SYMBOL_GPL(amd_pmu_enable_virt);
+
+/**
+ * amd_pmu_disable_virt - KVM turned off SVM on this CPU
+ *
+ * Undoes amd_pmu_enable_virt().
+ */
+void amd_pmu_disable_virt(void)
+{
+	amd_svm_set(false);
+}
+EXPORT_SYMBOL_GPL(amd_pmu_disable_virt);
 
 static void amd_disable(struct perf_event *event)
 {

@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Intel core PMU: detection of architectural performance monitoring
- * (CPUID leaf 0xA), and the hooks KVM calls into the Intel PMU driver.
- *
- * There is no Intel PMU driver yet: what is found is only reported, and
- * the hooks answer as for a host without PMU driver.
+ * (CPUID leaf 0xA). The driver is perfmon.c.
  */
 
 #include <linux/bitops.h>
@@ -57,19 +54,3 @@ int __init intel_pmu_detect(struct x86_pmu_hw *hw)
 
 	return 0;
 }
-
-/**
- * perf_guest_get_msrs - PMU MSRs to switch on VM entry and exit
- * @nr: set to the number of entries returned
- * @data: KVM's struct kvm_pmu of the vCPU being entered
- *
- * Return: the MSRs whose host and guest values differ, for the VMX
- * MSR-load lists, or NULL when there are none. Without a PMU driver the
- * host programs no counter, so there is nothing to switch.
- */
-struct perf_guest_switch_msr *perf_guest_get_msrs(int *nr, void *data)
-{
-	*nr = 0;
-	return NULL;
-}
-EXPORT_SYMBOL_GPL(perf_guest_get_msrs);

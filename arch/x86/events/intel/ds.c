@@ -9,7 +9,19 @@
  */
 
 #include <linux/percpu.h>
+#include <linux/perf_event.h>
 
 #include <asm/intel_ds.h>
 
 DEFINE_PER_CPU_PAGE_ALIGNED(struct debug_store, cpu_debug_store);
+
+/**
+ * perf_restore_debug_store - reprogram IA32_DS_AREA after resume
+ *
+ * Called on each CPU as it resumes from suspend. The drivers of this
+ * tree use neither BTS nor PEBS, so IA32_DS_AREA is never programmed and
+ * there is nothing to restore; a PEBS driver sets it here again.
+ */
+void perf_restore_debug_store(void)
+{
+}

@@ -118,11 +118,18 @@ const struct x86_lbr_ops intel_lbr_skylake = {
  * @lbr: filled with the number of entries and the first FROM, TO and
  *	INFO MSRs, and whether call-stack mode is available
  *
- * Zeroed: KVM is offered no LBRs to pass to its guests (the host's are
- * this driver's while it has users).
+ * Zeroed when the driver does not use the LBRs: KVM then offers none to
+ * its guests.
  */
 void x86_perf_get_lbr(struct x86_pmu_lbr *lbr)
 {
 	memset(lbr, 0, sizeof(*lbr));
+	if (x86_pmu_lbr() != &intel_lbr_skylake)
+		return;
+	lbr->nr = LBR_SKL_NR;
+	lbr->from = MSR_LBR_NHM_FROM;
+	lbr->to = MSR_LBR_NHM_TO;
+	lbr->info = MSR_LBR_INFO_0;
+	lbr->has_callstack = true;
 }
 EXPORT_SYMBOL_GPL(x86_perf_get_lbr);

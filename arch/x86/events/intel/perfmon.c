@@ -46,6 +46,14 @@
 
 /* this CPU's GLOBAL_CTRL and FIXED_CTR_CTRL: a bit changes without a rdmsr */
 static DEFINE_PER_CPU(u64, intel_global_ctrl);
+/*
+ * Counters of exclude_host events (counting only in guests) and of
+ * exclude_guest events (only on the host): GLOBAL_CTRL holds the host's
+ * view, KVM switches to the guest's at VM entry (perf_guest_get_msrs()).
+ */
+static DEFINE_PER_CPU(u64, intel_guest_only);
+static DEFINE_PER_CPU(u64, intel_host_only);
+static DEFINE_PER_CPU(struct perf_guest_switch_msr, intel_guest_msrs);
 static DEFINE_PER_CPU(u64, intel_fixed_ctrl);
 static bool intel_fw_writes __read_mostly;
 static char intel_pmu_name[24] __ro_after_init;
@@ -137,13 +145,54 @@ static void intel_counter(int idx, unsigned long *msr, int *rdpmc, int *bits)
 	*bits = x86_pmu_hw.cntval_bits;
 }
 
-static void intel_global_ctrl_set(u64 bit, bool on)
+static void intel_global_ctrl_set(struct perf_event *event, bool on)
 {
 	u64 *ctrl = this_cpu_ptr(&intel_global_ctrl);
+	u64 *guest_only = this_cpu_ptr(&intel_guest_only);
+	u64 *host_only = this_cpu_ptr(&intel_host_only);
+	u64 bit = BIT_ULL(event->hw.idx);
 
-	*ctrl = on ? *ctrl | bit : *ctrl & ~bit;
-	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, *ctrl);
+	*ctrl &= ~bit;
+	*guest_only &= ~bit;
+	*host_only &= ~bit;
+	if (on) {
+		*ctrl |= bit;
+		if (event->attr.exclude_host)
+			*guest_only |= bit;
+		if (event->attr.exclude_guest)
+			*host_only |= bit;
+	}
+	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, *ctrl & ~*guest_only);
 }
+
+/**
+ * perf_guest_get_msrs - PMU MSRs to switch on VM entry and exit
+ * @nr: set to the number of entries returned
+ * @data: KVM's struct kvm_pmu of the vCPU being entered
+ *
+ * Called by KVM (VMX) with IRQs off before each VM entry. In the guest,
+ * GLOBAL_CTRL enables the host's counters that count guests too and the
+ * counters of exclude_host events (KVM's own for the guest's PMU); on
+ * the host, everything but those.
+ *
+ * Return: the MSRs with their host and guest values, for the VMX
+ * MSR-load lists; NULL when the driver is not in use.
+ */
+struct perf_guest_switch_msr *perf_guest_get_msrs(int *nr, void *data)
+{
+	struct perf_guest_switch_msr *m = this_cpu_ptr(&intel_guest_msrs);
+	u64 ctrl = this_cpu_read(intel_global_ctrl);
+
+	*nr = 0;
+	if (!x86_pmu_hw.registered)
+		return NULL;
+	m->msr = MSR_CORE_PERF_GLOBAL_CTRL;
+	m->host = ctrl & ~this_cpu_read(intel_guest_only);
+	m->guest = ctrl & ~this_cpu_read(intel_host_only);
+	*nr = 1;
+	return m;
+}
+EXPORT_SYMBOL_GPL(perf_guest_get_msrs);
 
 /* FIXED_CTR_CTRL nibble of fixed counter @i: OS, USR, PMI as the config */
 static void intel_fixed_ctrl_set(int i, u64 config)
@@ -176,14 +225,14 @@ static void intel_enable(struct perf_event *event)
 	else
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + hwc->idx,
 		       hwc->config | ARCH_PERFMON_EVENTSEL_ENABLE);
-	intel_global_ctrl_set(BIT_ULL(hwc->idx), true);
+	intel_global_ctrl_set(event, true);
 }
 
 static void intel_disable(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 
-	intel_global_ctrl_set(BIT_ULL(hwc->idx), false);
+	intel_global_ctrl_set(event, false);
 	if (hwc->idx >= INTEL_PMC_IDX_FIXED)
 		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED, 0);
 	else
@@ -237,6 +286,8 @@ static void intel_cpu_reset(void)
 
 	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, 0);
 	this_cpu_write(intel_global_ctrl, 0);
+	this_cpu_write(intel_guest_only, 0);
+	this_cpu_write(intel_host_only, 0);
 	for (i = 0; i < x86_pmu_hw.num_counters_gp; i++)
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + i, 0);
 	this_cpu_write(intel_fixed_ctrl, 0);

@@ -67,8 +67,19 @@ TEST(all_perf_sysctls_exist_and_are_root_owned_0644)
 	}
 }
 
-TEST(perf_event_paranoid_default_is_2)
+/*
+ * The test kernels are built, as Debian's, with
+ * SECURITY_PERF_EVENTS_RESTRICT: the boot default is 3. The guest's init
+ * kept that value in /run-paranoid before setting 6.12's default of 2,
+ * at which every test runs.
+ */
+TEST(perf_event_paranoid_boots_at_3_with_security_restrict)
 {
+	long long boot = -12345;
+
+	ASSERT_EQ(0, pt_read_int_file("/run-paranoid", &boot))
+		TH_LOG("the guest's init did not keep the boot value");
+	EXPECT_EQ(3, boot);
 	EXPECT_EQ(2, get("perf_event_paranoid"));
 }
 

@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# distro.sh ours|stock: build Debian's own amd64 kernel config (package
+# linux-config-6.12, config.amd64_none_amd64) on our tree (ours, into
+# build/obj-distro) or on the unmodified base tree (stock, into
+# build/obj-distro-stock), bzImage and every module, then boot it on
+# QEMU with the harness initramfs running a perf demo (perf stat, perf
+# record/report, the "cpu" PMU on the TCG PMU model when it is built).
+#
+# The config is Debian's exactly, but for what a source tree cannot have:
+# Debian's signing certificates (the build makes its own key) and
+# LOCALVERSION. Long on 2 cores (hours the first time; ccache keeps the
+# second short): not part of "make test". Prints the build time.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=$ROOT/build
+JOBS=${JOBS:-3}
+kind=${1:?ours or stock}
+
+[ "${HARNESS_KBUILD_LOCKED:-}" = 1 ] || exec "$ROOT/scripts/locked.sh" kbuild "$0" "$@"
+
+case $kind in
+ours)	obj=$B/obj-distro src=$B/linux; "$ROOT/scripts/prepare-tree.sh" ours
+	"$ROOT/scripts/check-tree.sh" ;;
+stock)	obj=$B/obj-distro-stock src=$B/linux-stock
+	"$ROOT/scripts/prepare-tree.sh" stock ;;
+*)	echo "distro.sh: ours or stock" >&2; exit 2 ;;
+esac
+deb=/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
+[ -f "$deb" ] || { echo "distro.sh: no $deb (apt-get install linux-config-6.12)" >&2; exit 1; }
+
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+cc=()
+if command -v ccache >/dev/null; then
+	export CCACHE_BASEDIR=$ROOT CCACHE_NOHASHDIR=1
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-12G}
+	cc=(CC="ccache gcc")
+fi
+kmake() { make -s -C "$src" O="$obj" ARCH=x86_64 "${cc[@]}" "$@"; }
+
+mkdir -p "$obj"
+sum=$( { cat "$src/.harness-unpacked"; sha256sum "$deb" "$0"; } | sha256sum)
+if [ "$(cat "$obj/.harness-config" 2>/dev/null)" != "$sum" ]; then
+	echo "  CONFIG  ${obj#"$ROOT"/}: Debian's config.amd64_none_amd64"
+	xzcat "$deb" > "$obj/.config"
+	"$src/scripts/config" --file "$obj/.config" \
+		--set-str SYSTEM_TRUSTED_KEYS "" \
+		--set-str SYSTEM_REVOCATION_KEYS "" \
+		--set-str MODULE_SIG_KEY "certs/signing_key.pem" \
+		--set-str LOCALVERSION "-distro-$kind"
+	kmake olddefconfig
+	# what Debian turns on must still be on after olddefconfig
+	missing=$(xzcat "$deb" | grep -E '^CONFIG_[A-Z0-9_]+=[ym]$' |
+		  grep -vxFf "$obj/.config" | grep -v '^CONFIG_LOCALVERSION' || true)
+	if [ -n "$missing" ]; then
+		echo "distro.sh: options of Debian's config lost on our tree:" >&2
+		echo "$missing" >&2
+		exit 1
+	fi
+	echo "$sum" > "$obj/.harness-config"
+fi
+
+echo "  KBUILD  ${obj#"$ROOT"/}: bzImage modules (Debian's config, -j$JOBS)"
+start=$(date +%s)
+kmake -j"$JOBS" bzImage modules
+secs=$(( $(date +%s) - start ))
+echo "  KBUILD  ${obj#"$ROOT"/}: done in ${secs}s"
+echo "$secs" > "$obj/.harness-build-seconds"
+nmods=$(find "$obj" -name '*.ko' | wc -l)
+echo "  DISTRO  $kind: $nmods modules, bzImage $(stat -c %s "$obj/arch/x86/boot/bzImage") bytes"
+
+# Boot it: the test initramfs running a perf demo, on the PMU model when
+# it is built (hardware events), else on plain QEMU (software events).
+demo='uname -r; grep -c . /proc/modules || true
+perf stat -e task-clock,context-switches,page-faults,cycles,instructions -- ls / > /dev/null
+perf record -q -o /tmp/p.data -F 999 -g -- sh -c "i=0; while [ \$i -lt 100000 ]; do i=\$((i+1)); done"
+perf report -i /tmp/p.data --stdio --sort comm,dso 2>/dev/null | grep -v "^#" | grep -v "^$" | head -8
+ls /sys/bus/event_source/devices/'
+initrd=$B/initramfs-distro-$kind.cpio.gz
+"$ROOT/scripts/locked.sh" test "$ROOT/scripts/mkinitramfs.sh" -o "$initrd" \
+	-b "$B/initramfs-test.cpio.gz" -c "$demo"
+log=$B/logs/distro-$kind.log
+mkdir -p "$B/logs"
+if [ -x "$B/pmu-qemu/qemu-system-x86_64" ]; then
+	CPU=Skylake-PMU QEMU=$B/pmu-qemu/qemu-system-x86_64 \
+		ICOUNT=shift=0,sleep=off QEMU_NODEFAULTS=1 \
+		QEMU_EXTRA="-L /usr/share/seabios -L /usr/share/qemu" \
+		SMP=2 QEMU_TIMEOUT=600 "$ROOT/scripts/boot.sh" \
+		"$obj/arch/x86/boot/bzImage" "$initrd" cmd "$log"
+else
+	SMP=2 QEMU_TIMEOUT=600 "$ROOT/scripts/boot.sh" \
+		"$obj/arch/x86/boot/bzImage" "$initrd" cmd "$log"
+fi
+grep -q "^@@CMD-EXIT 0" "$log" || { echo "distro.sh: the $kind kernel did not run the demo to the end (see $log)" >&2; exit 1; }
+echo "  DISTRO  $kind: booted; built in ${secs}s (log: ${log#"$ROOT"/})"

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cgroup events: perf_event_open() with PERF_FLAG_PID_CGROUP, the
+ * perf_event controller on cgroup v2, PERF_SAMPLE_CGROUP,
+ * PERF_RECORD_CGROUP, the cgroup-switches software event, and perf's
+ * cgroup options (stat -G, stat --for-each-cgroup, record --all-cgroups).
+ *
+ * Child processes pinned to one CPU move themselves into the test's
+ * cgroups (ptA, ptB under /sys/fs/cgroup, cgroup v2, mounted here if it
+ * is not) and make exact numbers of page faults there; the cgroup events
+ * on that CPU must see exactly the faults made while a task of their
+ * cgroup, or of one below it, ran. Needs root.
+ */
+#include "perf_test.h"
+#include <dirent.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_A		CG_ROOT "/ptA"
+#define CG_B		CG_ROOT "/ptB"
+#define CG_A1		CG_A "/ptA1"
+#define NPAGES_A	300
+#define NPAGES_B	200
+/* faults besides the touched pages (the cgroup.procs writes, exit) */
+#define SLACK		20
+
+#ifndef PERF_FLAG_PID_CGROUP
+#define PERF_FLAG_PID_CGROUP	(1UL << 2)
+#endif
+#ifndef PERF_SAMPLE_CGROUP
+#define PERF_SAMPLE_CGROUP	(1U << 21)
+#endif
+#ifndef PERF_RECORD_CGROUP
+#define PERF_RECORD_CGROUP	19
+#endif
+
+/*
+ * cgroup v2 at /sys/fs/cgroup, with a controller enabled at the root as
+ * systemd does: the implicit perf_event controller reaches the child
+ * cgroups only once the root's subtree has been configured.
+ */
+static int cg_mount(void)
+{
+	struct stat st;
+
+	if (stat(CG_ROOT "/cgroup.procs", &st)) {
+		mkdir(CG_ROOT, 0755);
+		if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))
+			return -1;
+	}
+	return pt_write_file(CG_ROOT "/cgroup.subtree_control", "+pids");
+}
+
+static int cg_enter(const char *cg)
+{
+	char path[128], pid[32];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	snprintf(pid, sizeof(pid), "%d\n", getpid());
+	return pt_write_file(path, pid);
+}
+
+static int cg_open(const char *cg)
+{
+	return open(cg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* the cgroup id: what name_to_handle_at() says of the directory */
+static __u64 cg_id(const char *cg)
+{
+	struct {
+		struct file_handle fh;
+		__u64 id;
+	} h = { .fh.handle_bytes = sizeof(__u64) };
+	int mnt;
+
+	if (name_to_handle_at(AT_FDCWD, cg, &h.fh, &mnt, 0))
+		return 0;
+	return h.id;
+}
+
+/* a page-fault counter of cgroup @cgfd on @cpu, or -errno */
+static int cg_event(int cgfd, int cpu, __u64 config, int group)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = config;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	fd = sys_perf_event_open(&attr, cgfd, cpu, group,
+				 PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * A child on @cpu: @na pages touched in @a, then @nb in @b (NULL: none),
+ * then back to the root cgroup.
+ */
+static pid_t cg_child(int cpu, const char *a, int na, const char *b, int nb)
+{
+	pid_t pid = fork();
+	char *pa, *pb;
+
+	if (pid)
+		return pid;
+	if (pt_pin_cpu(0, cpu))
+		_exit(10);
+	pa = pt_map_pages(na);
+	pb = nb ? pt_map_pages(nb) : NULL;
+	if (!pa || (nb && !pb))
+		_exit(11);
+	if (cg_enter(a))
+		_exit(12);
+	pt_touch(pa, na);
+	if (b) {
+		if (cg_enter(b))
+			_exit(13);
+		pt_touch(pb, nb);
+	}
+	if (cg_enter(CG_ROOT))
+		_exit(14);
+	_exit(0);
+}
+
+FIXTURE(cg) {
+	int a, b, a1;
+	int cpu;
+};
+
+FIXTURE_SETUP(cg)
+{
+	if (geteuid())
+		SKIP(return, "cgroups need root");
+	ASSERT_EQ(0, cg_mount()) TH_LOG("mount cgroup2: %s", strerror(errno));
+	mkdir(CG_A, 0755);
+	mkdir(CG_B, 0755);
+	mkdir(CG_A1, 0755);
+	self->a = cg_open(CG_A);
+	self->b = cg_open(CG_B);
+	self->a1 = cg_open(CG_A1);
+	ASSERT_LE(0, self->a);
+	ASSERT_LE(0, self->b);
+	ASSERT_LE(0, self->a1);
+	self->cpu = pt_nth_cpu(pt_nr_cpus() - 1);
+}
+
+FIXTURE_TEARDOWN(cg)
+{
+	if (geteuid())
+		return;
+	close(self->a);
+	close(self->b);
+	close(self->a1);
+	rmdir(CG_A1);
+	rmdir(CG_A);
+	rmdir(CG_B);
+}
+
+TEST_F(cg, events_count_only_while_their_cgroup_runs)
+{
+	int fa = cg_event(self->a, self->cpu, PERF_COUNT_SW_PAGE_FAULTS, -1);
+	int fb = cg_event(self->b, self->cpu, PERF_COUNT_SW_PAGE_FAULTS, -1);
+	struct pt_val3 va, vb;
+	pid_t pid;
+
+	ASSERT_LE(0, fa) TH_LOG("open: %s", strerror(-fa));
+	ASSERT_LE(0, fb);
+	pid = cg_child(self->cpu, CG_A, NPAGES_A, CG_B, NPAGES_B);
+	ASSERT_EQ(0, pt_wait_exit(pid));
+	ASSERT_EQ(0, pt_read3(fa, &va));
+	ASSERT_EQ(0, pt_read3(fb, &vb));
+	EXPECT_LE(NPAGES_A, va.value);
+	EXPECT_GE(NPAGES_A + SLACK, va.value);
+	EXPECT_LE(NPAGES_B, vb.value);
+	EXPECT_GE(NPAGES_B + SLACK, vb.value);
+	close(fa);
+	close(fb);
+}
+
+TEST_F(cg, a_cgroup_counts_its_descendants)
+{
+	int fa = cg_event(self->a, self->cpu, PERF_COUNT_SW_PAGE_FAULTS, -1);
+	int fa1 = cg_event(self->a1, self->cpu, PERF_COUNT_SW_PAGE_FAULTS, -1);
+	struct pt_val3 va, va1;
+	pid_t pid;
+
+	ASSERT_LE(0, fa);
+	ASSERT_LE(0, fa1);
+	pid = cg_child(self->cpu, CG_A1, NPAGES_A, NULL, 0);
+	ASSERT_EQ(0, pt_wait_exit(pid));
+	ASSERT_EQ(0, pt_read3(fa, &va));
+	ASSERT_EQ(0, pt_read3(fa1, &va1));
+	EXPECT_LE(NPAGES_A, va1.value);
+	EXPECT_GE(NPAGES_A + SLACK, va1.value);
+	EXPECT_LE(va1.value, va.value);
+	EXPECT_GE(va1.value + SLACK, va.value);
+	close(fa);
+	close(fa1);
+}
+
+TEST_F(cg, other_cpus_see_nothing)
+{
+	int other = pt_nr_cpus() > 1 ? pt_nth_cpu(0) : -1;
+	struct pt_val3 v;
+	pid_t pid;
+	int fd;
+
+	if (other < 0 || other == self->cpu)
+		SKIP(return, "one CPU");
+	fd = cg_event(self->a, other, PERF_COUNT_SW_PAGE_FAULTS, -1);
+	ASSERT_LE(0, fd);
+	pid = cg_child(self->cpu, CG_A, NPAGES_A, NULL, 0);
+	ASSERT_EQ(0, pt_wait_exit(pid));
+	ASSERT_EQ(0, pt_read3(fd, &v));
+	EXPECT_EQ(0, v.value);
+	close(fd);
+}
+
+/*
+ * time_enabled is the cgroup's time on the CPU: a task that sleeps most
+ * of the time gives its cgroup little, however long the event is open.
+ */
+TEST_F(cg, time_enabled_is_the_cgroups_time)
+{
+	int fd = cg_event(self->a, self->cpu, PERF_COUNT_SW_CPU_CLOCK, -1);
+	__u64 t0 = pt_now_ns(), wall;
+	struct pt_val3 v;
+	pid_t pid;
+
+	ASSERT_LE(0, fd);
+	pid = fork();
+	if (!pid) {
+		if (pt_pin_cpu(0, self->cpu) || cg_enter(CG_A))
+			_exit(1);
+		pt_spin_ns(30000000);
+		pt_sleep_ns(300000000);
+		cg_enter(CG_ROOT);
+		_exit(0);
+	}
+	ASSERT_EQ(0, pt_wait_exit(pid));
+	wall = pt_now_ns() - t0;
+	ASSERT_EQ(0, pt_read3(fd, &v));
+	TH_LOG("enabled %llu running %llu count %llu of %llu ns",
+	       (unsigned long long)v.enabled, (unsigned long long)v.running,
+	       (unsigned long long)v.value, (unsigned long long)wall);
+	EXPECT_LE(25000000, v.enabled);
+	EXPECT_GT(wall / 2, v.enabled);
+	EXPECT_EQ(v.enabled, v.running);
+	close(fd);
+}
+
+TEST_F(cg, open_errors)
+{
+	int fd, leader;
+
+	/* a cgroup is watched on one CPU */
+	fd = cg_event(self->a, -1, PERF_COUNT_SW_PAGE_FAULTS, -1);
+	EXPECT_EQ(-EINVAL, fd);
+	/* not a cgroup directory */
+	fd = open("/", O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EBADF, cg_event(fd, self->cpu, PERF_COUNT_SW_PAGE_FAULTS,
+				   -1));
+	close(fd);
+	/* no such fd */
+	EXPECT_EQ(-EBADF, cg_event(1000, self->cpu, PERF_COUNT_SW_PAGE_FAULTS,
+				   -1));
+	/* a group watches one cgroup */
+	leader = cg_event(self->a, self->cpu, PERF_COUNT_SW_PAGE_FAULTS, -1);
+	ASSERT_LE(0, leader);
+	EXPECT_EQ(-EINVAL, cg_event(self->b, self->cpu,
+				    PERF_COUNT_SW_PAGE_FAULTS, leader));
+	fd = cg_event(self->a, self->cpu, PERF_COUNT_SW_CPU_CLOCK, leader);
+	EXPECT_LE(0, fd);
+	if (fd >= 0)
+		close(fd);
+	close(leader);
+}
+
+TEST_F(cg, sample_cgroup_is_the_tasks_cgroup_id)
+{
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	struct pt_sample s;
+	struct pt_recs r = {};
+	struct pt_rb rb;
+	__u64 id = cg_id(CG_A);
+	int fd, n = 0;
+
+	ASSERT_NE(0, id);
+	ASSERT_EQ(0, pt_pin_cpu(0, self->cpu));
+	ASSERT_EQ(0, cg_enter(CG_A));
+	pt_attr_sample(&attr, PERF_COUNT_SW_PAGE_FAULTS, 1,
+		       PERF_SAMPLE_IP | PERF_SAMPLE_CGROUP);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 8));
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	pt_fault_pages(10);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	cg_enter(CG_ROOT);
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
+		ASSERT_EQ(h->size - sizeof(*h), pt_sample_parse(&attr, h, &s));
+		EXPECT_EQ(id, s.cgroup);
+		n++;
+	}
+	EXPECT_LE(10, n);
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(fd);
+}
+
+TEST_F(cg, record_cgroup_names_a_new_cgroup)
+{
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	struct pt_recs r = {};
+	struct pt_rb rb;
+	int fd, found = 0;
+	__u64 id;
+
+	pt_attr_sw(&attr, PERF_COUNT_SW_DUMMY);
+	attr.cgroup = 1;
+	attr.disabled = 0;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 8));
+	rmdir(CG_ROOT "/ptC");
+	ASSERT_EQ(0, mkdir(CG_ROOT "/ptC", 0755));
+	id = cg_id(CG_ROOT "/ptC");
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	pt_recs_for_each(h, &r, PERF_RECORD_CGROUP) {
+		__u64 rid;
+
+		memcpy(&rid, h + 1, sizeof(rid));
+		if (rid != id)
+			continue;
+		EXPECT_STREQ("/ptC", (char *)(h + 1) + sizeof(rid));
+		EXPECT_EQ(0, h->size % 8);
+		found++;
+	}
+	EXPECT_EQ(1, found);
+	rmdir(CG_ROOT "/ptC");
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(fd);
+}
+
+/* two tasks on one CPU take turns, @n times each, through pipes */
+static void ping_pong(int cpu, const char *cga, const char *cgb, int n,
+		      int counter_cfg, __u64 *count)
+{
+	int p1[2], p2[2], i, fd;
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(p1) || pipe(p2))
+		return;
+	pid = fork();
+	if (!pid) {
+		if (pt_pin_cpu(0, cpu) || cg_enter(cgb))
+			_exit(1);
+		for (i = 0; i < n; i++)
+			if (read(p1[0], &c, 1) != 1 || write(p2[1], &c, 1) != 1)
+				_exit(2);
+		cg_enter(CG_ROOT);
+		_exit(0);
+	}
+	pt_pin_cpu(0, cpu);
+	cg_enter(cga);
+	fd = pt_open_sw(counter_cfg, -1, 0);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (i = 0; i < n; i++)
+		if (write(p1[1], &c, 1) != 1 || read(p2[0], &c, 1) != 1)
+			break;
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	*count = pt_read1(fd);
+	close(fd);
+	cg_enter(CG_ROOT);
+	pt_wait_exit(pid);
+	close(p1[0]);
+	close(p1[1]);
+	close(p2[0]);
+	close(p2[1]);
+}
+
+TEST_F(cg, cgroup_switches_count_switches_between_cgroups)
+{
+	__u64 diff = 0, same = 0, cs = 0;
+
+	ping_pong(self->cpu, CG_A, CG_B, 200, PT_SW_CGROUP_SWITCHES, &diff);
+	ping_pong(self->cpu, CG_A, CG_A, 200, PT_SW_CGROUP_SWITCHES, &same);
+	ping_pong(self->cpu, CG_A, CG_B, 200,
+		  PERF_COUNT_SW_CONTEXT_SWITCHES, &cs);
+	TH_LOG("cgroup-switches: %llu across, %llu within; context-switches %llu",
+	       (unsigned long long)diff, (unsigned long long)same,
+	       (unsigned long long)cs);
+	EXPECT_LE(200, diff);
+	EXPECT_GE(cs, diff);
+	EXPECT_GT(20, same);
+}
+
+/* run @cmd; 0 if its output has every string of @want */
+static int run_has(const char *cmd, const char *const *want, int nwant)
+{
+	char buf[8192];
+	size_t len = 0, n;
+	FILE *f = popen(cmd, "r");
+	int i, miss = 0;
+
+	if (!f)
+		return -1;
+	while (len < sizeof(buf) - 1 &&
+	       (n = fread(buf + len, 1, sizeof(buf) - 1 - len, f)) > 0)
+		len += n;
+	buf[len] = 0;
+	pclose(f);
+	for (i = 0; i < nwant; i++)
+		if (!strstr(buf, want[i])) {
+			printf("# '%s' not in the output of %s:\n%s\n",
+			       want[i], cmd, buf);
+			miss++;
+		}
+	return miss;
+}
+
+TEST_F(cg, perf_stat_G_counts_a_cgroup)
+{
+	static const char *const want[] = { "page-faults", "ptA" };
+
+	EXPECT_EQ(0, run_has("perf stat -a -x, -e page-faults -G ptA "
+			     "-- sleep 0.2 2>&1", want, 2));
+}
+
+TEST_F(cg, perf_stat_for_each_cgroup)
+{
+	static const char *const want[] = { "ptA", "ptB", "task-clock" };
+
+	EXPECT_EQ(0, run_has("perf stat -a -x, -e task-clock "
+			     "--for-each-cgroup ptA,ptB -- sleep 0.2 2>&1",
+			     want, 3));
+}
+
+TEST_F(cg, perf_record_all_cgroups_names_them)
+{
+	static const char *const want[] = { "/ptA" };
+	pid_t pid;
+
+	pid = fork();
+	if (!pid) {
+		if (cg_enter(CG_A))
+			_exit(1);
+		pt_spin_ns(300000000);
+		cg_enter(CG_ROOT);
+		_exit(0);
+	}
+	EXPECT_EQ(0, system("perf record -q -a --all-cgroups -e cpu-clock "
+			    "-o /tmp/cg.data -- sleep 0.5 >/dev/null 2>&1"));
+	pt_wait_exit(pid);
+	EXPECT_EQ(0, run_has("perf report -i /tmp/cg.data --stdio "
+			     "--sort cgroup 2>&1", want, 1));
+	unlink("/tmp/cg.data");
+}
+
+TEST_HARNESS_MAIN
