@@ -10,9 +10,9 @@
 # - the counter is taken: a group of cycles events that fits the PMU with
 #   the watchdog off is "<not counted>" with it on, and perf stat prints
 #   its hint to disable the NMI watchdog;
-# - a module that spins with interrupts off for 12 s (watchdog_thresh 1)
-#   gets "Watchdog detected hard LOCKUP" on its CPU: only the counter's
-#   NMI can see it.
+# - a module that spins with interrupts off for 6 s (watchdog_thresh 1,
+#   so an NMI every ~1.3 s) gets "Watchdog detected hard LOCKUP" on its
+#   CPU: only the counter's NMI can see it.
 # Then the watchdog is turned off again.
 fails=0
 ok() { echo "ok $*"; }
@@ -49,7 +49,7 @@ echo 1 > $T
 # the report this provokes: for the guest's init and the host's parser
 echo "hard LOCKUP" > /tmp/.expect-report
 echo "@@EXPECT-REPORT hard LOCKUP"
-insmod /tests/modules/pmu_lockup.ko seconds=12
+insmod /tests/modules/pmu_lockup.ko seconds=6
 dmesg | grep -q "Watchdog detected hard LOCKUP on cpu" &&
 	ok "the watchdog detected the hard lockup" ||
 	nok "the watchdog detected the hard lockup"

@@ -352,11 +352,24 @@ TEST_F(cg, record_cgroup_names_a_new_cgroup)
 	close(fd);
 }
 
-/* two tasks on one CPU take turns, @n times each, through pipes */
-static void ping_pong(int cpu, const char *cga, const char *cgb, int n,
-		      int counter_cfg, __u64 *count)
+/* a counter of this task's switches, kernel included (root) */
+static int switch_counter(__u64 config)
 {
-	int p1[2], p2[2], i, fd;
+	struct perf_event_attr attr;
+
+	pt_attr_sw(&attr, config);
+	attr.exclude_kernel = 0;
+	return sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * Two tasks on one CPU, this one in @cga and a child in @cgb, take
+ * turns @n times through pipes; this task's cgroup and context switches.
+ */
+static void ping_pong(int cpu, const char *cga, const char *cgb, int n,
+		      __u64 *cgsw, __u64 *ctxsw)
+{
+	int p1[2], p2[2], i, fcg, fcs;
 	pid_t pid;
 	char c = 0;
 
@@ -374,14 +387,19 @@ static void ping_pong(int cpu, const char *cga, const char *cgb, int n,
 	}
 	pt_pin_cpu(0, cpu);
 	cg_enter(cga);
-	fd = pt_open_sw(counter_cfg, -1, 0);
-	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	fcg = switch_counter(PT_SW_CGROUP_SWITCHES);
+	fcs = switch_counter(PERF_COUNT_SW_CONTEXT_SWITCHES);
+	ioctl(fcg, PERF_EVENT_IOC_ENABLE, 0);
+	ioctl(fcs, PERF_EVENT_IOC_ENABLE, 0);
 	for (i = 0; i < n; i++)
 		if (write(p1[1], &c, 1) != 1 || read(p2[0], &c, 1) != 1)
 			break;
-	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	*count = pt_read1(fd);
-	close(fd);
+	ioctl(fcs, PERF_EVENT_IOC_DISABLE, 0);
+	ioctl(fcg, PERF_EVENT_IOC_DISABLE, 0);
+	*cgsw = pt_read1(fcg);
+	*ctxsw = pt_read1(fcs);
+	close(fcg);
+	close(fcs);
 	cg_enter(CG_ROOT);
 	pt_wait_exit(pid);
 	close(p1[0]);
@@ -390,20 +408,24 @@ static void ping_pong(int cpu, const char *cga, const char *cgb, int n,
 	close(p2[1]);
 }
 
+/*
+ * Every switch to the other cgroup's task is a cgroup switch (and a
+ * context switch); between two tasks of one cgroup there are none, but
+ * for an occasional one to the idle task (the root cgroup).
+ */
 TEST_F(cg, cgroup_switches_count_switches_between_cgroups)
 {
-	__u64 diff = 0, same = 0, cs = 0;
+	__u64 across = 0, cs_across = 0, within = 0, cs_within = 0;
 
-	ping_pong(self->cpu, CG_A, CG_B, 200, PT_SW_CGROUP_SWITCHES, &diff);
-	ping_pong(self->cpu, CG_A, CG_A, 200, PT_SW_CGROUP_SWITCHES, &same);
-	ping_pong(self->cpu, CG_A, CG_B, 200,
-		  PERF_COUNT_SW_CONTEXT_SWITCHES, &cs);
-	TH_LOG("cgroup-switches: %llu across, %llu within; context-switches %llu",
-	       (unsigned long long)diff, (unsigned long long)same,
-	       (unsigned long long)cs);
-	EXPECT_LE(200, diff);
-	EXPECT_GE(cs, diff);
-	EXPECT_GT(20, same);
+	ping_pong(self->cpu, CG_A, CG_B, 200, &across, &cs_across);
+	ping_pong(self->cpu, CG_A, CG_A, 200, &within, &cs_within);
+	TH_LOG("across: %llu cgroup switches of %llu; within: %llu of %llu",
+	       (unsigned long long)across, (unsigned long long)cs_across,
+	       (unsigned long long)within, (unsigned long long)cs_within);
+	EXPECT_LE(200, across);
+	EXPECT_GE(cs_across, across);
+	EXPECT_LE(200, cs_within);
+	EXPECT_GT(20, within);
 }
 
 /* run @cmd; 0 if its output has every string of @want */
@@ -456,13 +478,13 @@ TEST_F(cg, perf_record_all_cgroups_names_them)
 	if (!pid) {
 		if (cg_enter(CG_A))
 			_exit(1);
-		pt_spin_ns(300000000);
-		cg_enter(CG_ROOT);
-		_exit(0);
+		for (;;)
+			pt_spin_ns(1000000);
 	}
 	EXPECT_EQ(0, system("perf record -q -a --all-cgroups -e cpu-clock "
 			    "-o /tmp/cg.data -- sleep 0.5 >/dev/null 2>&1"));
-	pt_wait_exit(pid);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 	EXPECT_EQ(0, run_has("perf report -i /tmp/cg.data --stdio "
 			     "--sort cgroup 2>&1", want, 1));
 	unlink("/tmp/cg.data");
