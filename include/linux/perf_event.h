@@ -558,7 +558,7 @@ static struct perf_pmu_events_attr _var = {				\
 static struct perf_pmu_events_attr _var = {				\
 	.attr		= __ATTR(_name, 0444, perf_event_sysfs_show, NULL), \
 	.event_str	= _str,						\
-}
+};
 
 /* the struct attribute of an anonymous events/ file, for attr arrays */
 #define PMU_EVENT_ATTR_ID(_name, _show, _id)				\

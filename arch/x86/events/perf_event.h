@@ -228,4 +228,40 @@ static struct x86_pmu_str_attr _var = {					\
 	.str	= _str,							\
 }
 
+/**
+ * union x86_event_config - the fields of an event select (PERFEVTSEL)
+ *
+ * Intel SDM vol. 3 and AMD APM vol. 2: event select 7:0 (AMD: also
+ * 35:32), unit mask 15:8, USR, OS, edge, pin control, INT, AnyThread,
+ * EN, invert, counter mask 31:24, and AMD's GuestOnly (40) and HostOnly
+ * (41).
+ */
+union x86_event_config {
+	struct {
+		u64	event:8,
+			umask:8,
+			usr:1,
+			os:1,
+			edge:1,
+			pc:1,
+			interrupt:1,
+			any:1,
+			en:1,
+			inv:1,
+			cmask:8,
+			event2:4,
+			__reserved1:4,
+			go:1,
+			ho:1;
+	} bits;
+	u64 value;
+};
+
+/*
+ * X86_CONFIG - a raw config from named fields, for kernel users of raw
+ * events (resctrl's pseudo-locking): X86_CONFIG(.event = 0xd1,
+ * .umask = 0x10).
+ */
+#define X86_CONFIG(args...) ((union x86_event_config){ .bits = { args } }).value
+
 #endif /* _ARCH_X86_EVENTS_PERF_EVENT_H */
