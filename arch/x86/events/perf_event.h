@@ -262,6 +262,6 @@ union x86_event_config {
  * events (resctrl's pseudo-locking): X86_CONFIG(.event = 0xd1,
  * .umask = 0x10).
  */
-#define X86_CONFIG(args...) ((union x86_event_config){ .bits = { args } }).value
+#define X86_CONFIG(args...) (((union x86_event_config){ .bits = { args } }).value)
 
 #endif /* _ARCH_X86_EVENTS_PERF_EVENT_H */
