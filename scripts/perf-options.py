@@ -119,9 +119,18 @@ def kconfig_perf_users(tree):
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
-    debian = read_config(sys.argv[1])
-    ours = read_config(sys.argv[2])
     result = sys.argv[4] if len(sys.argv) > 4 else None
+    try:
+        debian = read_config(sys.argv[1])
+        ours = read_config(sys.argv[2])
+    except OSError as e:
+        msg = f'FAIL perf-options: cannot read a config ({e})'
+        print(msg)
+        if result:
+            with open(result, 'w') as f:
+                f.write(msg + '\n')
+            return 0
+        return 1
 
     cands = kconfig_perf_users(sys.argv[3]) | set(USERS)
     cands |= {o for o in debian if o.startswith('PERF_EVENTS_')}
