@@ -31,14 +31,7 @@ esac
 deb=/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
 [ -f "$deb" ] || { echo "distro.sh: no $deb (apt-get install linux-config-6.12)" >&2; exit 1; }
 
-unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
-cc=()
-if command -v ccache >/dev/null; then
-	export CCACHE_BASEDIR=$ROOT CCACHE_NOHASHDIR=1
-	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-12G}
-	cc=(CC="ccache gcc")
-fi
-kmake() { make -s -C "$src" O="$obj" ARCH=x86_64 "${cc[@]}" "$@"; }
+. "$ROOT/scripts/kmake.sh"
 
 mkdir -p "$obj"
 sum=$( { cat "$src/.harness-unpacked"; sha256sum "$deb" "$0"; } | sha256sum)

@@ -31,18 +31,7 @@ ours)	src=$B/linux; "$ROOT/scripts/check-tree.sh" ;;
 stock)	src=$B/linux-stock ;;
 esac
 
-# Never let the caller's make flags/variables leak into kbuild.
-unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
-# ccache: a CI run on a fresh clone rebuilds every kernel from scratch;
-# with the cache (kept in ~/.cache/ccache across clones, paths made
-# relative to the clone) that costs little more than the link.
-cc=()
-if command -v ccache >/dev/null; then
-	export CCACHE_BASEDIR=$ROOT CCACHE_NOHASHDIR=1
-	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-12G}
-	cc=(CC="ccache gcc")
-fi
-kmake() { make -s -C "$src" O="$obj" ARCH=x86_64 "${cc[@]}" "$@"; }
+. "$ROOT/scripts/kmake.sh"
 
 mkdir -p "$obj"
 sum=$( { cat "$src/.harness-unpacked" "${frags[@]}"

@@ -17,6 +17,9 @@
 # Results are named <test>@pmu-<intel|amd>-smp<N>, or with PMU_TAG=T
 # <test>@pmu-T-<intel|amd>-smp<N> (to run two kernels' results side by side).
 # PMU_SKIP="test ...": tests not run on this kernel (reported as skipped).
+# The guests boot with nmi_watchdog=0; the initramfs also carries the
+# kernel's KVM modules and the model's test modules (modules/, built
+# against the kernel under test) in /tests/modules, and pmu-kvm.
 # PMU_QEMU overrides the QEMU binary.  Prints PASS/FAIL per test and "N passed, N failed" (build/logs/pmu.summary);
 # RESULT-FILE gets the PASS/FAIL lines in parse-results.py --result form.
 # Exit status 1 if anything failed.
