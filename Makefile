@@ -60,7 +60,8 @@ TLOCK = $(S)/locked.sh test
 	headers ptests runas upstream-bins initramfs initramfs-upstream testmods \
 	test _test test-build check stock-test _stock-test upstream-selftests \
 	_upstream-selftests run pmu-qemu pmu-test _pmu-test _pmu-result \
-	fuzz-kernel fuzz diff distro distro-stock clean distclean
+	fuzz-kernel fuzz diff distro distro-stock distro-check \
+	distro-check-stock clean distclean
 
 all: help
 
@@ -73,6 +74,7 @@ help:
 	@echo 'make testmods                the test modules, against the test kernel'
 	@echo 'make distro / distro-stock   Debian'"'"'s own config on our tree / on the base'
 	@echo '                             tree, built and booted (hours; not in make test)'
+	@echo 'make distro-check[-stock]    only the perf users of that config, compiled'
 	@echo 'make stock-test              run the tests on the unmodified kernel'
 	@echo 'make upstream-selftests      run upstream 6.12 perf_events selftests'
 	@echo 'make bench-kernel|stock-bench  lean kernels (config/bench.config)'
@@ -148,9 +150,15 @@ testmods: kernel
 	@$(KLOCK) env -u MAKEFLAGS -u MAKELEVEL $(MAKE) -s -C $(B)/linux \
 		O=$(B)/obj-test ARCH=x86_64 M=$(TESTMOD_OUT) modules
 
+# device PMU drivers of Debian's config built as modules of the test
+# kernel (test distro_modules loads them)
+KMODS_IN_TEST := drivers/dma/idxd/idxd_bus.ko drivers/dma/idxd/idxd.ko \
+	drivers/powercap/intel_rapl_common.ko drivers/powercap/intel_rapl_msr.ko
+
 initramfs: ptests runas $(if $(UPSTREAM_IN_TEST),upstream-bins)
 	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-test.cpio.gz \
 		$(foreach m,$(wildcard $(TESTMOD_OUT)/*.ko),-m $(m)) \
+		$(foreach m,$(wildcard $(addprefix $(B)/obj-test/,$(KMODS_IN_TEST))),-m $(m)) \
 		$(if $(wildcard $(PTEST_DIR)/tests.list),-t $(PTEST_DIR)/tests.list:$(PTEST_OUT)) \
 		$(foreach l,$(EXTRA_LISTS),-t $(PTEST_DIR)/$(l):$(PTEST_OUT)) \
 		$(foreach t,$(UPSTREAM_IN_TEST),-u '$(UP_OUT):$(t)$(if $(UPSTREAM_ARGS_$(t)),:$(UPSTREAM_ARGS_$(t)))')
@@ -283,6 +291,13 @@ distro: deps initramfs
 
 distro-stock: deps initramfs
 	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro.sh stock
+
+# only the perf users of Debian's config, compiled (no link, no boot)
+distro-check: deps
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro.sh ours check
+
+distro-check-stock: deps
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro.sh stock check
 
 diff: kernel stock ptests runas
 	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-diffbase.cpio.gz \

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# distro.sh ours|stock: build Debian's own amd64 kernel config (package
+# distro.sh ours|stock [check]: build Debian's own amd64 kernel config (package
 # linux-config-6.12, config.amd64_none_amd64) on our tree (ours, into
 # build/obj-distro) or on the unmodified base tree (stock, into
 # build/obj-distro-stock), bzImage and every module, then boot it on
@@ -12,12 +12,19 @@
 # Debian's signing certificates (the build makes its own key) and
 # LOCALVERSION. Long on 2 cores (hours the first time; ccache keeps the
 # second short): not part of "make test". Prints the build time.
+#
+# "check" compiles, with the same config, only what talks to the perf
+# subsystem (scripts/distro-users.sh lists it: the core kernel directories
+# and every other object that uses our interfaces), without linking, and
+# reports the objects that fail: an hour instead of many, to run after a
+# change of include/linux/perf_event.h or of what we export.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$ROOT/build
 JOBS=${JOBS:-3}
 kind=${1:?ours or stock}
+mode=${2:-build}
 
 [ "${HARNESS_KBUILD_LOCKED:-}" = 1 ] || exec "$ROOT/scripts/locked.sh" kbuild "$0" "$@"
 
@@ -53,6 +60,30 @@ if [ "$(cat "$obj/.harness-config" 2>/dev/null)" != "$sum" ]; then
 		exit 1
 	fi
 	echo "$sum" > "$obj/.harness-config"
+fi
+
+if [ "$mode" = check ]; then
+	log=$B/logs/distro-check-$kind.log
+	mkdir -p "$B/logs"
+	targets=$("$ROOT/scripts/distro-users.sh" "$src" "$obj/.config")
+	echo "  CHECK   ${obj#"$ROOT"/}: $(echo "$targets" | wc -w) targets (Debian's config, -j$JOBS, log: ${log#"$ROOT"/})"
+	start=$(date +%s)
+	rc=0
+	kmake -k -j"$JOBS" prepare > "$log" 2>&1 || rc=$?
+	[ $rc = 0 ] || { tail -20 "$log" >&2; echo "distro.sh: prepare failed" >&2; exit 1; }
+	# shellcheck disable=SC2086
+	kmake -k -j"$JOBS" $targets >> "$log" 2>&1 || rc=$?
+	secs=$(( $(date +%s) - start ))
+	failed=$(grep -oE '\[[^]]*scripts/Makefile.build:[0-9]+: [^]]+\.o\]' "$log" |
+		 sed -E 's/.*: ([^]]+)\]/\1/' | sort -u || true)
+	if [ $rc != 0 ]; then
+		grep -E 'error:' "$log" | sort -u | head -40 >&2 || true
+		echo "distro.sh: check of the $kind tree failed in ${secs}s; objects:" >&2
+		echo "${failed:-(see $log)}" >&2
+		exit 1
+	fi
+	echo "  DISTRO  $kind: every perf user compiles with Debian's config (${secs}s)"
+	exit 0
 fi
 
 echo "  KBUILD  ${obj#"$ROOT"/}: bzImage modules (Debian's config, -j$JOBS)"

@@ -42,9 +42,6 @@ USERS = {
     'AUDIT': 'perf_event_open is audited by the LSM',
     'PM_SLEEP': 'perf_restore_debug_store on resume',
     'CGROUPS': 'the perf_event controller',
-    'INTEL_IDXD_PERFMON': 'a device PMU (drivers/dma/idxd/perfmon.c)',
-    'INTEL_RAPL': 'intel_rapl_common registers a PMU',
-    'FUNCTION_TRACER': 'the function tracepoint PMU path',
     'GUEST_PERF_EVENTS': 'the guest callbacks (KVM, Xen)',
 }
 
@@ -63,13 +60,6 @@ PENDING = {
     'BPF_EVENTS': 'BPF on perf events (issue 13)',
     'UPROBES': 'no uprobes core yet (issue 13)',
     'UPROBE_EVENTS': 'no uprobes core yet (issue 13)',
-    'FUNCTION_TRACER': 'the function tracer costs build time; '
-                       'comes with issue 13',
-    'XEN_PV': 'Xen PV guests: arch/x86/xen/pmu.c needs the private x86 '
-              'PMU structure',
-    'INTEL_IOMMU_PERF_EVENTS': 'needs INTEL_IOMMU in the test kernels',
-    'INTEL_IDXD_PERFMON': 'needs the idxd DMA driver in the test kernels',
-    'INTEL_RAPL': 'needs powercap in the test kernels',
     'PERF_EVENTS_INTEL_UNCORE': 'no driver yet (issue 14)',
     'PERF_EVENTS_INTEL_RAPL': 'no driver yet (issue 14)',
     'PERF_EVENTS_INTEL_CSTATE': 'no driver yet (issue 14)',

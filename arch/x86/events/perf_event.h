@@ -264,4 +264,18 @@ union x86_event_config {
  */
 #define X86_CONFIG(args...) (((union x86_event_config){ .bits = { args } }).value)
 
+/**
+ * struct x86_pmu_pmi - the PMI handler as Xen PV sees it
+ * @handle_irq: handle the counters' overflows; returns how many it handled
+ *
+ * A Xen PV guest gets its PMU interrupt as an event channel, not an NMI,
+ * and arch/x86/xen/pmu.c calls x86_pmu.handle_irq() with the registers
+ * the hypervisor saved. Until a vendor driver registers, it handles none.
+ */
+struct x86_pmu_pmi {
+	int	(*handle_irq)(struct pt_regs *regs);
+};
+
+extern struct x86_pmu_pmi x86_pmu;
+
 #endif /* _ARCH_X86_EVENTS_PERF_EVENT_H */

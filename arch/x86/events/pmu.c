@@ -401,6 +401,15 @@ bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs)
 	return true;
 }
 
+static int x86_pmu_no_pmi(struct pt_regs *regs)
+{
+	return 0;
+}
+
+struct x86_pmu_pmi x86_pmu __read_mostly = {
+	.handle_irq	= x86_pmu_no_pmi,
+};
+
 static int x86_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
 {
 	u64 start = sched_clock();
@@ -799,6 +808,7 @@ int __init x86_pmu_register(const struct x86_pmu_ops *ops)
 		return err;
 	}
 	x86_pmu_hw.registered = true;
+	x86_pmu.handle_irq = ops->handle_irq;
 	/* the boot CPU's APIC was set up before there was a driver */
 	perf_events_lapic_init();
 	return 0;
