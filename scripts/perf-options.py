@@ -61,8 +61,6 @@ IMPLIED = {
 PENDING = {
     'BPF_SYSCALL': 'BPF on perf events (issue 13): bpf does not build yet',
     'BPF_EVENTS': 'BPF on perf events (issue 13)',
-    'UPROBES': 'no uprobes core yet (issue 13)',
-    'UPROBE_EVENTS': 'no uprobes core yet (issue 13)',
     'FUNCTION_TRACER': 'the function tracer costs build time; '
                        'comes with issue 13',
     'XEN_PV': 'Xen PV guests: arch/x86/xen/pmu.c needs the private x86 '
