@@ -58,8 +58,6 @@ IMPLIED = {
 PENDING = {
     'BPF_SYSCALL': 'BPF on perf events (issue 13): bpf does not build yet',
     'BPF_EVENTS': 'BPF on perf events (issue 13)',
-    'UPROBES': 'no uprobes core yet (issue 13)',
-    'UPROBE_EVENTS': 'no uprobes core yet (issue 13)',
     'PERF_EVENTS_INTEL_UNCORE': 'no driver yet (issue 14)',
     'PERF_EVENTS_INTEL_RAPL': 'no driver yet (issue 14)',
     'PERF_EVENTS_INTEL_CSTATE': 'no driver yet (issue 14)',

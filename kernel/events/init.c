@@ -28,6 +28,8 @@ void __init perf_event_init(void)
 	WARN(err, "perf: tracepoint PMU: %d\n", err);
 	err = perf_kprobe_register();
 	WARN(err, "perf: kprobe PMU: %d\n", err);
+	err = perf_uprobe_register();
+	WARN(err, "perf: uprobe PMU: %d\n", err);
 	err = perf_breakpoint_init();
 	WARN(err, "perf: breakpoint PMU: %d\n", err);
 }

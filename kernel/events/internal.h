@@ -394,6 +394,13 @@ int perf_kprobe_register(void);
 static inline int perf_kprobe_register(void) { return 0; }
 #endif
 
+/* uprobe_pmu.c */
+#ifdef CONFIG_UPROBE_EVENTS
+int perf_uprobe_register(void);
+#else
+static inline int perf_uprobe_register(void) { return 0; }
+#endif
+
 /* breakpoints */
 int perf_breakpoint_init(void);
 

@@ -8,9 +8,7 @@
  * event (perf_kprobe_init()); from then on the event is a tracepoint
  * event in all but its PMU, counted and sampled by the tracepoint code.
  *
- * The uprobe PMU, its user-space twin, would need the uprobes core,
- * which upstream keeps in kernel/events/uprobes.c; this tree has none
- * (CONFIG_UPROBES is off).
+ * The uprobe PMU, its user-space twin, is in uprobe_pmu.c.
  */
 #include <linux/capability.h>
 #include <linux/device.h>

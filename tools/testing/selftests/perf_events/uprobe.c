@@ -1,0 +1,731 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The uprobe PMU and the uprobes core under it: perf_event_open() makes a
+ * uprobe (or, with the format's retprobe bit, a uretprobe) at probe_offset
+ * of the file uprobe_path, which goes with the event. The probes are on
+ * functions of this very binary, whose file offsets come from
+ * /proc/self/maps, so every count is known exactly. Also: tracefs
+ * uprobe_events read through a tracepoint event, SDT semaphores, fork,
+ * signals during the single-step, longjmp past a uretprobe, 1000 probes,
+ * and probes going while threads hit them. Root only, as in 6.12 (a user
+ * gets EACCES from the PMU).
+ */
+#include "perf_test.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#define UPROBE_PMU	"/sys/bus/event_source/devices/uprobe"
+#define TRACEFS		"/sys/kernel/tracing"
+#define MANY		1000
+
+/*
+ * Functions with known first instructions. probed_step's "lea" is stepped
+ * out of line; trap_site is a breakpoint of the program's own, and
+ * mid_insn an immediate made of int3 bytes: neither can be probed.
+ * many_sites is MANY nops (one probe each) and a ret.
+ */
+asm(".text\n"
+	".globl probed_step\n"
+	".type probed_step, @function\n"
+	"probed_step:\n"
+	"	lea 1(%rdi), %rax\n"
+	"	ret\n"
+	".size probed_step, .-probed_step\n"
+	".globl trap_site\n"
+	".type trap_site, @function\n"
+	"trap_site:\n"
+	"	int3\n"
+	"	ret\n"
+	".globl mid_insn\n"
+	"mid_insn:\n"
+	"	movabs $0xcccccccccccccccc, %rax\n"
+	"	ret\n"
+	".globl many_sites\n"
+	".type many_sites, @function\n"
+	"many_sites:\n"
+	"	.rept 1000\n"
+	"	nop\n"
+	"	.endr\n"
+	"	ret\n"
+	".size many_sites, .-many_sites\n");
+
+long probed_step(long x);	/* the asm functions above */
+void trap_site(void);
+void mid_insn(void);
+void many_sites(void);
+
+/* a C function; the barrier keeps each call a call */
+__attribute__((noinline)) long probed_c(long x)
+{
+	asm volatile("" : "+r"(x));
+	return x * 3;
+}
+
+long probed_recursive(long depth);
+/* called through a volatile pointer: gcc cannot make the recursion a loop */
+static long (*volatile recurse)(long) = probed_recursive;
+
+__attribute__((noinline)) long probed_recursive(long depth)
+{
+	return depth ? recurse(depth - 1) + 1 : 0;
+}
+
+static jmp_buf probed_jmp;
+
+__attribute__((noinline)) void probed_longjmp(int jump)
+{
+	asm volatile("" : "+r"(jump));
+	if (jump)
+		longjmp(probed_jmp, 1);
+}
+
+__attribute__((noinline)) pid_t probed_fork(void)
+{
+	pid_t pid = fork();
+
+	asm volatile("" : "+r"(pid));
+	return pid;
+}
+
+/* the SDT semaphore: a short in a writable, file-backed section */
+volatile unsigned short sdt_semaphore __attribute__((section(".probes"))) = 0;
+
+static int uprobe_type(void)
+{
+	long long type;
+
+	if (pt_read_int_file(UPROBE_PMU "/type", &type))
+		return -1;
+	return (int)type;
+}
+
+static char exe_path[4096];
+
+/* The file offset at which @addr of this binary is mapped; -1 if none. */
+static long long file_offset_of(const void *addr)
+{
+	unsigned long start, end, off, a = (unsigned long)addr;
+	char line[4096], path[4096];
+	long long found = -1;
+	FILE *fp = fopen("/proc/self/maps", "r");
+
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		path[0] = 0;
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %4095s",
+			   &start, &end, &off, path) < 3)
+			continue;
+		if (a >= start && a < end && !strcmp(path, exe_path)) {
+			found = a - start + off;
+			break;
+		}
+	}
+	fclose(fp);
+	return found;
+}
+
+static void up_attr(struct perf_event_attr *attr, int type, __u64 config,
+		    const char *path, __u64 offset)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	attr->config = config;
+	attr->uprobe_path = (__u64)(unsigned long)path;
+	attr->probe_offset = offset;
+	attr->disabled = 1;
+}
+
+/* A disabled uprobe (@config 1: uretprobe) on @func of this binary, on self. */
+static int open_probe(int type, __u64 config, const void *func)
+{
+	struct perf_event_attr attr;
+	long long off = file_offset_of(func);
+
+	if (off < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	up_attr(&attr, type, config, exe_path, off);
+	return sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int enable(int fd)
+{
+	return pt_ioctl(fd, PERF_EVENT_IOC_ENABLE);
+}
+
+static int disable(int fd)
+{
+	return pt_ioctl(fd, PERF_EVENT_IOC_DISABLE);
+}
+
+FIXTURE(up)
+{
+	int type;
+};
+
+FIXTURE_SETUP(up)
+{
+	ssize_t n;
+
+	self->type = uprobe_type();
+	if (self->type < 0)
+		SKIP(return, "no uprobe PMU (CONFIG_UPROBE_EVENTS)");
+	n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
+	ASSERT_LT(0, n);
+	exe_path[n] = 0;
+	if (geteuid())
+		return;
+	ASSERT_LE(0, file_offset_of((void *)probed_c))
+		TH_LOG("probed_c not in /proc/self/maps as %s", exe_path);
+}
+
+FIXTURE_TEARDOWN(up)
+{
+}
+
+#define ROOT_ONLY() do {					\
+		if (geteuid())					\
+			SKIP(return, "root only");		\
+	} while (0)
+
+TEST_F(up, format_is_6_12s)
+{
+	char buf[64];
+
+	ASSERT_EQ(0, pt_read_file(UPROBE_PMU "/format/retprobe", buf,
+				  sizeof(buf)));
+	EXPECT_STREQ("config:0\n", buf);
+	ASSERT_EQ(0, pt_read_file(UPROBE_PMU "/format/ref_ctr_offset", buf,
+				  sizeof(buf)));
+	EXPECT_STREQ("config:32-63\n", buf);
+}
+
+TEST_F(up, uprobe_counts_each_call)
+{
+	long i, sum = 0;
+	int fd;
+
+	ROOT_ONLY();
+	fd = open_probe(self->type, 0, probed_c);
+	ASSERT_LE(0, fd) TH_LOG("uprobe on probed_c: %s", strerror(errno));
+	/* calls before enabling hit the probe but do not count */
+	sum += probed_c(1);
+	ASSERT_EQ(0, enable(fd));
+	for (i = 0; i < 7; i++)
+		sum += probed_c(i);
+	ASSERT_EQ(0, disable(fd));
+	sum += probed_c(1);
+	EXPECT_EQ(7, pt_read1(fd));
+	EXPECT_EQ(3 + 3 * 21 + 3, sum);
+	close(fd);
+	/* gone with the event: a new one starts from 0 */
+	fd = open_probe(self->type, 0, probed_c);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, enable(fd));
+	probed_c(2);
+	probed_c(2);
+	EXPECT_EQ(2, pt_read1(fd));
+	close(fd);
+}
+
+/* an instruction the arch cannot emulate runs from the XOL area */
+TEST_F(up, stepped_instruction_runs_correctly)
+{
+	long i, bad = 0;
+	int fd;
+
+	ROOT_ONLY();
+	fd = open_probe(self->type, 0, probed_step);
+	ASSERT_LE(0, fd) TH_LOG("uprobe on probed_step: %s", strerror(errno));
+	ASSERT_EQ(0, enable(fd));
+	for (i = 0; i < 100; i++)
+		bad += probed_step(i) != i + 1;
+	ASSERT_EQ(0, disable(fd));
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(100, pt_read1(fd));
+	close(fd);
+}
+
+TEST_F(up, uretprobe_counts_each_return)
+{
+	long i, sum = 0;
+	int fd;
+
+	ROOT_ONLY();
+	fd = open_probe(self->type, 1, probed_c);
+	ASSERT_LE(0, fd) TH_LOG("uretprobe on probed_c: %s", strerror(errno));
+	ASSERT_EQ(0, enable(fd));
+	for (i = 0; i < 5; i++)
+		sum += probed_c(i);
+	ASSERT_EQ(0, disable(fd));
+	EXPECT_EQ(30, sum);
+	EXPECT_EQ(5, pt_read1(fd));
+	close(fd);
+}
+
+TEST_F(up, two_events_on_one_address_both_count)
+{
+	int fd1, fd2, fd3, i;
+
+	ROOT_ONLY();
+	fd1 = open_probe(self->type, 0, probed_c);
+	ASSERT_LE(0, fd1);
+	fd2 = open_probe(self->type, 0, probed_c);
+	ASSERT_LE(0, fd2);
+	fd3 = open_probe(self->type, 1, probed_c);
+	ASSERT_LE(0, fd3);
+	ASSERT_EQ(0, enable(fd1));
+	ASSERT_EQ(0, enable(fd2));
+	ASSERT_EQ(0, enable(fd3));
+	for (i = 0; i < 4; i++)
+		probed_c(i);
+	EXPECT_EQ(4, pt_read1(fd1));
+	EXPECT_EQ(4, pt_read1(fd2));
+	EXPECT_EQ(4, pt_read1(fd3));
+	/* one goes, the others still count */
+	close(fd1);
+	for (i = 0; i < 3; i++)
+		probed_c(i);
+	EXPECT_EQ(7, pt_read1(fd2));
+	EXPECT_EQ(7, pt_read1(fd3));
+	close(fd2);
+	close(fd3);
+}
+
+/* recursion: every level's return counts, in order */
+TEST_F(up, uretprobe_on_recursion)
+{
+	int entry, ret;
+
+	ROOT_ONLY();
+	entry = open_probe(self->type, 0, probed_recursive);
+	ASSERT_LE(0, entry);
+	ret = open_probe(self->type, 1, probed_recursive);
+	ASSERT_LE(0, ret);
+	ASSERT_EQ(0, enable(entry));
+	ASSERT_EQ(0, enable(ret));
+	EXPECT_EQ(10, probed_recursive(10));
+	EXPECT_EQ(11, pt_read1(entry));
+	EXPECT_EQ(11, pt_read1(ret));
+	/* deeper than MAX_URETPROBE_DEPTH (64): the deepest go uncounted */
+	EXPECT_EQ(99, probed_recursive(99));
+	EXPECT_EQ(111, pt_read1(entry));
+	EXPECT_EQ(11 + 64, pt_read1(ret));
+	close(entry);
+	close(ret);
+}
+
+/* a function left by longjmp never returns; later returns still count */
+TEST_F(up, uretprobe_survives_longjmp)
+{
+	volatile int jumps = 0;
+	int fd;
+
+	ROOT_ONLY();
+	fd = open_probe(self->type, 1, probed_longjmp);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, enable(fd));
+	if (setjmp(probed_jmp) < 3) {
+		jumps++;
+		if (jumps <= 3)
+			probed_longjmp(1);
+	}
+	EXPECT_EQ(4, jumps);
+	probed_longjmp(0);
+	probed_longjmp(0);
+	EXPECT_EQ(2, pt_read1(fd));
+	close(fd);
+}
+
+TEST_F(up, samples_carry_the_probe_address)
+{
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	struct pt_recs r;
+	struct pt_rb rb;
+	int fd, i;
+
+	ROOT_ONLY();
+	up_attr(&attr, self->type, 0, exe_path, file_offset_of(probed_c));
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	attr.wakeup_events = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 8));
+	ASSERT_EQ(0, enable(fd));
+	for (i = 0; i < 3; i++)
+		probed_c(i);
+	ASSERT_EQ(0, disable(fd));
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	EXPECT_EQ(0, r.bad);
+	EXPECT_EQ(3, pt_recs_count(&r, PERF_RECORD_SAMPLE));
+	pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
+		struct pt_sample s;
+
+		ASSERT_EQ(h->size - 8, pt_sample_parse(&attr, h, &s));
+		EXPECT_EQ(pt_gettid(), s.tid);
+		EXPECT_EQ((unsigned long)probed_c, s.ip);
+	}
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(fd);
+}
+
+TEST_F(up, bad_probes_are_refused)
+{
+	struct perf_event_attr attr;
+	struct stat st;
+
+	ROOT_ONLY();
+	ASSERT_EQ(0, stat(exe_path, &st));
+	/* no such file */
+	up_attr(&attr, self->type, 0, "/no/such/file", 0);
+	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
+	EXPECT_EQ(ENOENT, errno);
+	/* not a regular file */
+	up_attr(&attr, self->type, 0, "/proc", 0);
+	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
+	EXPECT_EQ(EINVAL, errno);
+	/* no path */
+	up_attr(&attr, self->type, 0, NULL, 0);
+	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
+	EXPECT_EQ(EINVAL, errno);
+	/* past the end of the file */
+	up_attr(&attr, self->type, 0, exe_path, st.st_size + 1);
+	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
+	EXPECT_EQ(EINVAL, errno);
+	/* the program's own breakpoint: ENOTSUPP (524) */
+	EXPECT_EQ(-1, open_probe(self->type, 0, trap_site));
+	EXPECT_EQ(524, errno);
+	/* inside an instruction, on an int3 byte of its immediate */
+	EXPECT_EQ(-1, open_probe(self->type, 0, (char *)mid_insn + 4));
+	EXPECT_EQ(524, errno);
+	/* a misaligned semaphore */
+	up_attr(&attr, self->type,
+		(__u64)(file_offset_of((void *)&sdt_semaphore) + 1) << 32,
+		exe_path, file_offset_of(probed_c));
+	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(up, sdt_semaphore_counts_the_probe)
+{
+	struct perf_event_attr attr;
+	long long sem = file_offset_of((void *)&sdt_semaphore);
+	int fd, fd2;
+
+	ROOT_ONLY();
+	ASSERT_LT(0, sem);
+	EXPECT_EQ(0, sdt_semaphore);
+	up_attr(&attr, self->type, (__u64)sem << 32, exe_path,
+		file_offset_of(probed_c));
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	EXPECT_EQ(1, sdt_semaphore);
+	ASSERT_EQ(0, enable(fd));
+	probed_c(1);
+	EXPECT_EQ(1, pt_read1(fd));
+	/* a second event on the same probe: one probe, one count */
+	fd2 = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(1, sdt_semaphore);
+	close(fd2);
+	EXPECT_EQ(1, sdt_semaphore);
+	close(fd);
+	EXPECT_EQ(0, sdt_semaphore);
+}
+
+/*
+ * fork with the breakpoint in place: the child's hits count in an
+ * inherited event (read after the child is reaped) and not in one that
+ * is not inherited; the child computes right either way.
+ */
+TEST_F(up, forked_child_hits_count_when_inherited)
+{
+	struct perf_event_attr attr;
+	int inh, own, i;
+	pid_t pid;
+
+	ROOT_ONLY();
+	up_attr(&attr, self->type, 0, exe_path, file_offset_of(probed_c));
+	attr.inherit = 1;
+	inh = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, inh) TH_LOG("open: %s", strerror(errno));
+	attr.inherit = 0;
+	own = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, own);
+	ASSERT_EQ(0, enable(inh));
+	ASSERT_EQ(0, enable(own));
+	probed_c(1);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		long sum = 0;
+
+		for (i = 0; i < 6; i++)
+			sum += probed_c(i);
+		_exit(sum == 45 ? 0 : 1);
+	}
+	EXPECT_EQ(0, pt_wait_exit(pid));
+	probed_c(1);
+	EXPECT_EQ(8, pt_read1(inh));
+	EXPECT_EQ(2, pt_read1(own));
+	close(inh);
+	close(own);
+}
+
+/*
+ * fork inside a function with a uretprobe: the child returns through the
+ * trampoline too, in its own XOL area at the parent's address.
+ */
+TEST_F(up, fork_inside_a_uretprobed_function)
+{
+	struct perf_event_attr attr;
+	int fd, status;
+	pid_t pid;
+
+	ROOT_ONLY();
+	up_attr(&attr, self->type, 1, exe_path, file_offset_of(probed_fork));
+	attr.inherit = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, enable(fd));
+	pid = probed_fork();
+	if (pid == 0)
+		_exit(probed_c(2) == 6 ? 0 : 1);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(2, pt_read1(fd));
+	close(fd);
+}
+
+/*
+ * exec replaces the probed image: the new program runs undisturbed, the
+ * hits before it counted.
+ */
+TEST_F(up, exec_while_probed)
+{
+	struct perf_event_attr attr;
+	int fd, status;
+	pid_t pid;
+
+	ROOT_ONLY();
+	up_attr(&attr, self->type, 1, exe_path, file_offset_of(probed_fork));
+	attr.inherit = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, enable(fd));
+	pid = probed_fork();
+	if (pid == 0) {
+		execl("/bin/true", "true", NULL);
+		_exit(3);
+	}
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* both return from probed_fork(): the child before its exec */
+	EXPECT_EQ(2, pt_read1(fd));
+	close(fd);
+}
+
+static volatile long alarms;
+
+static void on_alarm(int sig)
+{
+	alarms++;
+}
+
+/* signals arriving around the single-step wait for it, then arrive */
+TEST_F_TIMEOUT(up, signals_during_the_step, 120)
+{
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	struct sigaction sa = { .sa_handler = on_alarm };
+	long i, bad = 0, n = 5000;
+	__u64 t0 = pt_now_ns();
+	int fd;
+
+	ROOT_ONLY();
+	fd = open_probe(self->type, 0, probed_step);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ASSERT_EQ(0, enable(fd));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	for (i = 0; i < n; i++)
+		bad += probed_step(i) != i + 1;
+	memset(&it, 0, sizeof(it));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	ASSERT_EQ(0, disable(fd));
+	TH_LOG("%ld steps, %ld signals in %llu ms", n, alarms,
+	       (pt_now_ns() - t0) / 1000000);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(n, pt_read1(fd));
+	EXPECT_LT(0, alarms);
+	close(fd);
+}
+
+TEST_F_TIMEOUT(up, thousand_probes_in_one_binary, 240)
+{
+	long long base = file_offset_of((void *)many_sites);
+	struct rlimit rl = { MANY + 64, MANY + 64 };
+	struct perf_event_attr attr;
+	int *fds, i, wrong = 0;
+	__u64 t0 = pt_now_ns();
+
+	ROOT_ONLY();
+	ASSERT_LT(0, base);
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
+	fds = calloc(MANY, sizeof(*fds));
+	ASSERT_NE(NULL, fds);
+	for (i = 0; i < MANY; i++) {
+		up_attr(&attr, self->type, 0, exe_path, base + i);
+		attr.disabled = 0;
+		fds[i] = sys_perf_event_open(&attr, 0, -1, -1,
+					     PERF_FLAG_FD_CLOEXEC);
+		ASSERT_LE(0, fds[i]) TH_LOG("probe %d: %s", i, strerror(errno));
+	}
+	TH_LOG("%d probes opened in %llu ms", MANY,
+	       (pt_now_ns() - t0) / 1000000);
+	t0 = pt_now_ns();
+	many_sites();
+	many_sites();
+	TH_LOG("%d hits in %llu ms", 2 * MANY, (pt_now_ns() - t0) / 1000000);
+	t0 = pt_now_ns();
+	for (i = 0; i < MANY; i++) {
+		wrong += pt_read1(fds[i]) != 2;
+		close(fds[i]);
+	}
+	TH_LOG("closed in %llu ms", (pt_now_ns() - t0) / 1000000);
+	EXPECT_EQ(0, wrong);
+	free(fds);
+}
+
+struct hitter {
+	pthread_t thread;
+	volatile int *stop;
+	long calls, bad;
+};
+
+static void *hit_loop(void *arg)
+{
+	struct hitter *h = arg;
+
+	while (!*h->stop) {
+		h->bad += probed_step(h->calls) != h->calls + 1;
+		h->bad += probed_c(h->calls) != h->calls * 3;
+		h->calls++;
+	}
+	return NULL;
+}
+
+/* probes come and go (system-wide events) while four threads hit them */
+TEST_F(up, unregister_while_threads_hit)
+{
+	struct hitter h[4];
+	struct perf_event_attr attr;
+	volatile int stop = 0;
+	int round, i, ncpu = pt_nr_cpus(), fds[64][2];
+
+	ROOT_ONLY();
+	if (ncpu > 64)
+		ncpu = 64;
+	for (i = 0; i < 4; i++) {
+		h[i].stop = &stop;
+		h[i].calls = h[i].bad = 0;
+		ASSERT_EQ(0, pthread_create(&h[i].thread, NULL, hit_loop, &h[i]));
+	}
+	for (round = 0; round < 20; round++) {
+		int c;
+
+		for (c = 0; c < ncpu; c++) {
+			up_attr(&attr, self->type, round & 1, exe_path,
+				file_offset_of(probed_step));
+			attr.disabled = 0;
+			fds[c][0] = sys_perf_event_open(&attr, -1, c, -1, 0);
+			ASSERT_LE(0, fds[c][0]) TH_LOG("open: %s", strerror(errno));
+			up_attr(&attr, self->type, 0, exe_path,
+				file_offset_of(probed_c));
+			attr.disabled = 0;
+			fds[c][1] = sys_perf_event_open(&attr, -1, c, -1, 0);
+			ASSERT_LE(0, fds[c][1]);
+		}
+		usleep(20000);
+		for (c = 0; c < ncpu; c++) {
+			close(fds[c][0]);
+			close(fds[c][1]);
+		}
+	}
+	stop = 1;
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, pthread_join(h[i].thread, NULL));
+		EXPECT_EQ(0, h[i].bad);
+		EXPECT_LT(0, h[i].calls);
+	}
+}
+
+/* tracefs uprobe_events, counted through a tracepoint event */
+TEST_F(up, tracefs_uprobe_event_counts)
+{
+	char cmd[4200];
+	struct perf_event_attr attr;
+	long long id;
+	int fd, i;
+
+	ROOT_ONLY();
+	if (access(TRACEFS "/uprobe_events", F_OK))
+		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
+	snprintf(cmd, sizeof(cmd), "p:uprobe_test/probed_c %s:%#llx\n",
+		 exe_path, file_offset_of(probed_c));
+	ASSERT_EQ(0, pt_write_file(TRACEFS "/uprobe_events", cmd))
+		TH_LOG("%s", cmd);
+	ASSERT_EQ(0, pt_read_int_file(TRACEFS "/events/uprobe_test/probed_c/id",
+				      &id));
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = id;
+	attr.disabled = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, enable(fd));
+	for (i = 0; i < 9; i++)
+		probed_c(i);
+	ASSERT_EQ(0, disable(fd));
+	EXPECT_EQ(9, pt_read1(fd));
+	close(fd);
+	EXPECT_EQ(0, pt_write_file(TRACEFS "/uprobe_events",
+				   "-:uprobe_test/probed_c\n"));
+}
+
+TEST_F(up, unprivileged_gets_eacces)
+{
+	struct perf_event_attr attr;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (geteuid() == 0 && pt_drop_privs(1000, 1000))
+			_exit(2);
+		up_attr(&attr, self->type, 0, exe_path, 0);
+		attr.exclude_kernel = 1;
+		attr.exclude_hv = 1;
+		if (sys_perf_event_open(&attr, 0, -1, -1, 0) >= 0)
+			_exit(3);
+		_exit(errno == EACCES ? 0 : 4);
+	}
+	EXPECT_EQ(0, pt_wait_exit(pid));
+}
+
+TEST_HARNESS_MAIN
