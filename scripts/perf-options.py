@@ -59,8 +59,6 @@ IMPLIED = {
 
 # Not yet: the option and why. Remove an entry when the option is on.
 PENDING = {
-    'BPF_SYSCALL': 'BPF on perf events (issue 13): bpf does not build yet',
-    'BPF_EVENTS': 'BPF on perf events (issue 13)',
     'UPROBES': 'no uprobes core yet (issue 13)',
     'UPROBE_EVENTS': 'no uprobes core yet (issue 13)',
     'FUNCTION_TRACER': 'the function tracer costs build time; '
