@@ -56,8 +56,6 @@ IMPLIED = {
 
 # Not yet: the option and why. Remove an entry when the option is on.
 PENDING = {
-    'BPF_SYSCALL': 'BPF on perf events (issue 13): bpf does not build yet',
-    'BPF_EVENTS': 'BPF on perf events (issue 13)',
     'PERF_EVENTS_INTEL_UNCORE': 'no driver yet (issue 14)',
     'PERF_EVENTS_INTEL_RAPL': 'no driver yet (issue 14)',
     'PERF_EVENTS_INTEL_CSTATE': 'no driver yet (issue 14)',

@@ -392,6 +392,13 @@ struct perf_event {
 	/* a cgroup event (PERF_FLAG_PID_CGROUP): the cgroup it watches */
 	struct perf_cgroup		*cgrp;
 #endif
+	/*
+	 * The BPF program attached by SET_BPF or a perf link, and the cookie
+	 * bpf_get_attach_cookie() returns to it (kernel/events/bpf.c). A
+	 * tracing event's program also sits in its tracepoint's prog_array.
+	 */
+	struct bpf_prog			*prog;
+	u64				bpf_cookie;
 #endif /* CONFIG_PERF_EVENTS */
 };
 
@@ -476,13 +483,28 @@ void perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 void perf_callchain_kernel(struct perf_callchain_entry_ctx *entry,
 			   struct pt_regs *regs);
 
+/*
+ * Copies @len bytes at offset @off of a raw fragment's @src to @dst, for
+ * data that is not plain memory (BPF's skb and xdp output); returns the
+ * bytes not copied.
+ */
+typedef unsigned long (*perf_copy_f)(void *dst, const void *src,
+				     unsigned long off, unsigned long len);
+
+/**
+ * struct perf_raw_frag - one piece of a PERF_SAMPLE_RAW payload
+ * @next: the next piece, NULL for the last
+ * @copy: how to copy @data, NULL for memcpy()
+ * @size: bytes in @data
+ */
 struct perf_raw_frag {
 	union {
 		struct perf_raw_frag	*next;
 		unsigned long		pad;
 	};
-	u32				size;
+	perf_copy_f			copy;
 	void				*data;
+	u32				size;
 } __packed;
 
 struct perf_raw_record {
@@ -495,6 +517,25 @@ struct perf_branch_stack {
 	u64				hw_idx;
 	struct perf_branch_entry	entries[];
 };
+
+/**
+ * perf_sample_save_raw_data - give a sample PERF_SAMPLE_RAW data
+ * @data: the sample, started with perf_sample_data_init()
+ * @event: the event it is for; nothing is kept unless it samples RAW
+ * @raw: the fragments, which must stay valid until the sample is written
+ *
+ * perf_prepare_sample() sizes the payload (a u32 size, the fragments,
+ * padding to a u64 boundary).
+ */
+static inline void perf_sample_save_raw_data(struct perf_sample_data *data,
+					     struct perf_event *event,
+					     struct perf_raw_record *raw)
+{
+	if (!(event->attr.sample_type & PERF_SAMPLE_RAW))
+		return;
+	data->raw = raw;
+	data->sample_flags |= PERF_SAMPLE_RAW;
+}
 
 /**
  * perf_sample_data_init - start a sample for an overflow of @period
@@ -674,9 +715,18 @@ static inline bool is_exclusive_pmu(struct pmu *pmu)
 	return pmu->capabilities & PERF_PMU_CAP_EXCLUSIVE;
 }
 
+/*
+ * A tracing event (tracepoint, kprobe or uprobe) is backed by a trace
+ * event: its BPF program goes on the trace event's prog_array and runs
+ * at each hit, before the event sees it.
+ */
 static inline bool perf_event_is_tracing(struct perf_event *event)
 {
+#ifdef CONFIG_EVENT_TRACING
+	return event->tp_event != NULL;
+#else
 	return false;
+#endif
 }
 
 /* In-kernel users (watchdog, KVM, resctrl, breakpoint users). */
@@ -753,9 +803,40 @@ void perf_trace_run_bpf_submit(void *raw_data, int size, int rctx,
 /* Breakpoints (kernel/events/hw_breakpoint.c, arch #DB handler). */
 void perf_bp_event(struct perf_event *event, void *data);
 
-/* Callchains (bpf). */
+/*
+ * ---------------------------------------------------------------------
+ * BPF (kernel/bpf, kernel/trace/bpf_trace.c; our side: kernel/events/bpf.c)
+ * ---------------------------------------------------------------------
+ */
+
+/**
+ * struct bpf_perf_event_data_kern - what a BPF_PROG_TYPE_PERF_EVENT
+ *	program's context really is (bpf_perf_event_data is its user view)
+ * @regs: the registers of the overflow
+ * @data: the sample, prepared before the program runs
+ * @event: the event that overflowed
+ */
+struct bpf_perf_event_data_kern {
+	bpf_user_pt_regs_t		*regs;
+	struct perf_sample_data		*data;
+	struct perf_event		*event;
+};
+
+/* a snapshot of this CPU's branch stack, for bpf_get_branch_snapshot() */
+typedef int (perf_snapshot_branch_stack_t)(struct perf_branch_entry *entries,
+					   unsigned int cnt);
+DECLARE_STATIC_CALL(perf_snapshot_branch_stack, perf_snapshot_branch_stack_t);
+
+struct file *perf_event_get(unsigned int fd);
+
+/* Callchains for BPF's stack maps and bpf_get_stack(). */
 int get_callchain_buffers(int max_stack);
 void put_callchain_buffers(void);
+struct perf_callchain_entry *get_callchain_entry(int *rctx);
+void put_callchain_entry(int rctx);
+struct perf_callchain_entry *
+get_perf_callchain(struct pt_regs *regs, bool kernel, bool user,
+		   u32 max_stack, bool crosstask, bool add_mark);
 
 /* The perf sysctls (kernel/sysctl.c). */
 extern int sysctl_perf_event_paranoid;

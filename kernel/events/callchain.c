@@ -8,6 +8,11 @@
  * sample does not overwrite the chain of an interrupt's sample that it
  * interrupted. The buffers are sized for the sysctl limits in force when
  * the first user came, and kept while any event needs them.
+ *
+ * BPF's stack helpers (kernel/bpf/stackmap.c) walk stacks into the same
+ * buffers through get_perf_callchain(), with or without the markers; a
+ * level's entry is taken for the walk only, so a walk never runs over
+ * one of the same level that it interrupted (a probe in the walker).
  */
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -153,9 +158,58 @@ static int perf_callchain_context(void)
 	return 0;
 }
 
-static void perf_callchain_store_context(struct perf_callchain_entry_ctx *ctx,
-					 u64 marker)
+/*
+ * Which context levels of a CPU are building a chain in their entry. A
+ * level never nests in itself, except through a BPF program that walks
+ * a stack from a hook inside the walker; that one gets no entry.
+ */
+static DEFINE_PER_CPU(int, perf_callchain_busy[PERF_CALLCHAIN_CONTEXTS]);
+
+/**
+ * get_callchain_entry - this CPU's entry for the current context level
+ * @rctx: set to the level, for put_callchain_entry()
+ *
+ * For BPF's stack walkers. Returns NULL when there are no buffers (no
+ * get_callchain_buffers() user) or the level's entry is in use. The
+ * caller is in an RCU read-side section or has preemption off.
+ */
+struct perf_callchain_entry *get_callchain_entry(int *rctx)
 {
+	struct perf_callchain_buffers *bufs;
+	int level = perf_callchain_context();
+	int *busy = this_cpu_ptr(&perf_callchain_busy[level]);
+
+	if (*busy)
+		return NULL;
+	*busy = 1;
+	barrier();
+	bufs = rcu_dereference_check(perf_callchain_bufs,
+				     rcu_read_lock_sched_held());
+	if (!bufs) {
+		barrier();
+		*busy = 0;
+		return NULL;
+	}
+	*rctx = level;
+	return bufs->cpu[smp_processor_id()] + level * bufs->entry_size;
+}
+
+/**
+ * put_callchain_entry - done building in the entry of level @rctx
+ *
+ * The chain stays readable until the level builds another one.
+ */
+void put_callchain_entry(int rctx)
+{
+	barrier();
+	this_cpu_write(perf_callchain_busy[rctx], 0);
+}
+
+static void perf_callchain_store_context(struct perf_callchain_entry_ctx *ctx,
+					 u64 marker, bool add_mark)
+{
+	if (!add_mark)
+		return;
 	if (ctx->contexts <
 	    READ_ONCE(sysctl_perf_event_max_contexts_per_stack)) {
 		ctx->entry->ip[ctx->entry->nr++] = marker;
@@ -163,6 +217,65 @@ static void perf_callchain_store_context(struct perf_callchain_entry_ctx *ctx,
 	} else {
 		ctx->contexts_maxed = true;
 	}
+}
+
+/*
+ * Walk the kernel stack of @regs, then the user stack of current, into
+ * @entry. @crosstask: @regs are not current's (a hit about another task),
+ * so current's user stack is not the one asked for and is left out.
+ */
+static void perf_callchain_walk(struct perf_callchain_entry *entry,
+				struct pt_regs *regs, bool kernel, bool user,
+				u32 max_stack, bool crosstask, bool add_mark)
+{
+	struct perf_callchain_entry_ctx ctx = {
+		.entry = entry,
+		.max_stack = min(max_stack, perf_callchain_max),
+	};
+
+	entry->nr = 0;
+	if (kernel && !user_mode(regs)) {
+		perf_callchain_store_context(&ctx, PERF_CONTEXT_KERNEL,
+					     add_mark);
+		perf_callchain_kernel(&ctx, regs);
+	}
+	if (!user || crosstask)
+		return;
+	if (!user_mode(regs)) {
+		if (current->mm && !(current->flags & PF_KTHREAD))
+			regs = task_pt_regs(current);
+		else
+			regs = NULL;
+	}
+	if (regs) {
+		perf_callchain_store_context(&ctx, PERF_CONTEXT_USER, add_mark);
+		perf_callchain_user(&ctx, regs);
+	}
+}
+
+/**
+ * get_perf_callchain - the kernel and/or user callchain at @regs, for BPF
+ * @max_stack: at most this many addresses (capped by the buffers' size)
+ * @crosstask: @regs belong to another task: no user part
+ * @add_mark: put PERF_CONTEXT_KERNEL/USER markers before each part
+ *
+ * Returns this CPU's entry for the current context level, valid until
+ * that level builds another chain, or NULL. Preemption must be off.
+ */
+struct perf_callchain_entry *
+get_perf_callchain(struct pt_regs *regs, bool kernel, bool user,
+		   u32 max_stack, bool crosstask, bool add_mark)
+{
+	struct perf_callchain_entry *entry;
+	int rctx;
+
+	entry = get_callchain_entry(&rctx);
+	if (!entry)
+		return NULL;
+	perf_callchain_walk(entry, regs, kernel, user, max_stack, crosstask,
+			    add_mark);
+	put_callchain_entry(rctx);
+	return entry;
 }
 
 /**
@@ -174,52 +287,16 @@ static void perf_callchain_store_context(struct perf_callchain_entry_ctx *ctx,
 struct perf_callchain_entry *
 perf_callchain(struct perf_event *event, struct pt_regs *regs)
 {
-	bool kernel = !event->attr.exclude_callchain_kernel;
-	bool user = !event->attr.exclude_callchain_user;
 	struct perf_event_context *ectx = READ_ONCE(event->ctx);
-	struct perf_callchain_buffers *bufs;
-	struct perf_callchain_entry_ctx ctx;
-	struct perf_callchain_entry *entry;
-	u32 max_stack;
-
-	bufs = rcu_dereference(perf_callchain_bufs);
-	if (!bufs)
-		return NULL;
-	entry = bufs->cpu[smp_processor_id()] +
-		perf_callchain_context() * bufs->entry_size;
-
-	max_stack = event->attr.sample_max_stack ?:
-		    READ_ONCE(sysctl_perf_event_max_stack);
-	max_stack = min(max_stack, perf_callchain_max);
-
-	entry->nr = 0;
-	ctx.entry = entry;
-	ctx.max_stack = max_stack;
-	ctx.nr = 0;
-	ctx.contexts = 0;
-	ctx.contexts_maxed = false;
-
-	if (kernel && !user_mode(regs)) {
-		perf_callchain_store_context(&ctx, PERF_CONTEXT_KERNEL);
-		perf_callchain_kernel(&ctx, regs);
-	}
+	u32 max_stack = event->attr.sample_max_stack ?:
+			READ_ONCE(sysctl_perf_event_max_stack);
 	/*
 	 * A hit about another task (a wakeup of the event's task): current's
 	 * user stack belongs to someone else, who did not ask to be traced.
 	 */
-	if (ectx && ectx->task && ectx->task != current)
-		user = false;
-	if (user) {
-		if (!user_mode(regs)) {
-			if (current->mm && !(current->flags & PF_KTHREAD))
-				regs = task_pt_regs(current);
-			else
-				regs = NULL;
-		}
-		if (regs) {
-			perf_callchain_store_context(&ctx, PERF_CONTEXT_USER);
-			perf_callchain_user(&ctx, regs);
-		}
-	}
-	return entry;
+	bool crosstask = ectx && ectx->task && ectx->task != current;
+
+	return get_perf_callchain(regs, !event->attr.exclude_callchain_kernel,
+				  !event->attr.exclude_callchain_user,
+				  max_stack, crosstask, true);
 }

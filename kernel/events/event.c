@@ -226,6 +226,8 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 		perf_event_free(event);
 		return ERR_PTR(err);
 	}
+	if (parent)
+		perf_event_inherit_bpf_prog(event, parent);
 	return event;
 
 err_pmu:
@@ -258,6 +260,9 @@ void perf_event_free(struct perf_event *event)
 	perf_sb_account(event, -1);
 	if (event->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
 		perf_callchain_put(event);
+	/* a tracing event's program leaves its trace event before it goes */
+	if (IS_ENABLED(CONFIG_BPF_SYSCALL))
+		perf_event_free_bpf_prog(event);
 	if (event->destroy)
 		event->destroy(event);
 	security_perf_event_free(event);
@@ -272,7 +277,8 @@ void perf_event_free(struct perf_event *event)
 	call_rcu(&event->rcu_head, perf_event_free_rcu);
 }
 
-void perf_event_get(struct perf_event *event)
+/* one more reference to @event (an inherited child's, a pending signal's) */
+void perf_event_hold(struct perf_event *event)
 {
 	refcount_inc(&event->refcount);
 }

@@ -179,11 +179,11 @@ static long perf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case PERF_EVENT_IOC_SET_FILTER:
 		return perf_tracepoint_set_filter(event, (void __user *)arg);
 	case PERF_EVENT_IOC_SET_BPF:
-		return -EINVAL;
+		return perf_event_ioctl_set_bpf(event, arg);
 	case PERF_EVENT_IOC_PAUSE_OUTPUT:
 		return perf_buffer_pause(event, !!arg);
 	case PERF_EVENT_IOC_QUERY_BPF:
-		return -EINVAL;
+		return perf_event_ioctl_query_bpf(event, (void __user *)arg);
 	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES:
 		return perf_ioctl_modify(event, (void __user *)arg);
 	default:
@@ -239,6 +239,25 @@ struct perf_event *perf_get_event(struct file *file)
 }
 
 /**
+ * perf_event_get - the file of perf fd @fd, with a reference
+ *
+ * For BPF (perf event arrays, perf links). Return: the file, to be put
+ * with fput(), or ERR_PTR(-EBADF) when @fd is not a perf event.
+ */
+struct file *perf_event_get(unsigned int fd)
+{
+	struct file *file = fget(fd);
+
+	if (!file)
+		return ERR_PTR(-EBADF);
+	if (file->f_op != &perf_fops) {
+		fput(file);
+		return ERR_PTR(-EBADF);
+	}
+	return file;
+}
+
+/**
  * perf_event_attrs - an event's configuration, for in-kernel users
  */
 const struct perf_event_attr *perf_event_attrs(struct perf_event *event)
@@ -266,40 +285,63 @@ u64 perf_event_read_value(struct perf_event *event, u64 *enabled,
 EXPORT_SYMBOL_GPL(perf_event_read_value);
 
 /**
- * perf_event_read_local - read an event of this CPU or current task
+ * perf_event_read_local - read an event counting on this CPU, atomically
+ * @event: the event
+ * @value: its count
+ * @enabled: if not NULL, its enabled time as of now
+ * @running: if not NULL, its running time as of now
  *
- * For callers that cannot sleep (BPF). Fails with -EINVAL for an event
- * that counts elsewhere.
+ * For callers that cannot sleep or lock (BPF programs, which may run in
+ * NMI): takes no lock, only keeps interrupts off, so the event cannot be
+ * switched in or out meanwhile. The rules are 6.12's:
+ *
+ * - an inherited event: -EOPNOTSUPP (its children are not readable here);
+ * - a per-task event of another task than current: -EINVAL;
+ * - a CPU-wide event of another CPU: -EINVAL;
+ * - a pinned event that is not on this CPU now (it failed to schedule):
+ *   -EBUSY.
+ *
+ * An event on the PMU of this CPU is read from the PMU first; any other
+ * (switched out, multiplexed out, disabled) gives its last count.
+ *
+ * Return: 0 or the errno above.
  */
 int perf_event_read_local(struct perf_event *event, u64 *value,
 			  u64 *enabled, u64 *running)
 {
-	struct perf_event_context *ctx;
 	unsigned long flags;
-	int err = 0;
+	int cpu, err = 0;
+	u64 en, run;
 
 	if (event->attr.inherit)
 		return -EOPNOTSUPP;
 
-	ctx = perf_event_group_lock(event, &flags);
-	if ((ctx->task && ctx->task != current) ||
-	    (event->cpu != -1 && event->cpu != smp_processor_id()) ||
-	    (event->state == PERF_EVENT_STATE_ACTIVE &&
-	     event->oncpu != smp_processor_id())) {
+	local_irq_save(flags);
+	cpu = smp_processor_id();
+	if (event->attach_state & PERF_ATTACH_TASK) {
+		if (event->hw.target != current)
+			err = -EINVAL;
+	} else if (event->cpu != cpu) {
 		err = -EINVAL;
-		goto out;
 	}
-	perf_ctx_update_time(ctx);
-	if (event->state == PERF_EVENT_STATE_ACTIVE)
+	if (!err && event->attr.pinned && READ_ONCE(event->oncpu) != cpu)
+		err = -EBUSY;
+	if (err)
+		goto out;
+
+	if (READ_ONCE(event->oncpu) == cpu &&
+	    READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE)
 		event->pmu->read(event);
-	perf_event_update_times(event);
 	*value = local64_read(&event->count);
-	if (enabled)
-		*enabled = event->total_time_enabled;
-	if (running)
-		*running = event->total_time_running;
+	if (enabled || running) {
+		perf_event_times_now(event, &en, &run);
+		if (enabled)
+			*enabled = en;
+		if (running)
+			*running = run;
+	}
 out:
-	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	local_irq_restore(flags);
 	return err;
 }
 

@@ -205,7 +205,7 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 				    struct perf_event *parent,
 				    perf_overflow_handler_t handler,
 				    void *context);
-void perf_event_get(struct perf_event *event);
+void perf_event_hold(struct perf_event *event);
 void perf_event_put(struct perf_event *event);
 void perf_event_free(struct perf_event *event);
 bool perf_event_is_group_leader(struct perf_event *event);
@@ -403,5 +403,36 @@ static inline int perf_uprobe_register(void) { return 0; }
 
 /* breakpoints */
 int perf_breakpoint_init(void);
+
+/* bpf.c: BPF programs on events */
+#ifdef CONFIG_BPF_SYSCALL
+int perf_event_ioctl_set_bpf(struct perf_event *event, u32 fd);
+int perf_event_ioctl_query_bpf(struct perf_event *event, void __user *info);
+void perf_event_inherit_bpf_prog(struct perf_event *child,
+				 struct perf_event *parent);
+bool perf_event_bpf_overflow(struct perf_event *event,
+			     struct perf_sample_data *data,
+			     struct pt_regs *regs);
+#else
+static inline int perf_event_ioctl_set_bpf(struct perf_event *event, u32 fd)
+{
+	return -EOPNOTSUPP;
+}
+static inline int perf_event_ioctl_query_bpf(struct perf_event *event,
+					     void __user *info)
+{
+	return -EOPNOTSUPP;
+}
+static inline void perf_event_inherit_bpf_prog(struct perf_event *child,
+					       struct perf_event *parent) { }
+static inline bool perf_event_bpf_overflow(struct perf_event *event,
+					   struct perf_sample_data *data,
+					   struct pt_regs *regs)
+{
+	return true;
+}
+#endif
+/* in bpf.c; callers test IS_ENABLED(CONFIG_BPF_SYSCALL) */
+void perf_event_free_bpf_prog(struct perf_event *event);
 
 #endif /* _KERNEL_EVENTS_INTERNAL_H */

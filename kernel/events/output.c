@@ -261,6 +261,27 @@ unsigned int perf_output_skip(struct perf_output_handle *handle,
 	return len;
 }
 
+/*
+ * Copy @len bytes of @src with @copy, a raw fragment's own copier (BPF's
+ * output of an skb), which is told the offset into @src of each stretch.
+ */
+static void perf_output_copy_with(struct perf_output_handle *handle,
+				  perf_copy_f copy, const void *src,
+				  unsigned int len)
+{
+	unsigned long off = 0;
+
+	while (len && handle->size) {
+		unsigned int n = min3((unsigned long)len, handle->left,
+				      handle->size);
+
+		copy(handle->addr, src, off, n);
+		off += n;
+		len -= n;
+		perf_output_advance(handle, n);
+	}
+}
+
 /* Copy from user memory with page faults off (we may be in an NMI). */
 static unsigned int perf_output_copy_user(struct perf_output_handle *handle,
 					  const void __user *buf,
@@ -706,7 +727,11 @@ static void perf_output_raw(struct perf_output_handle *handle,
 	size = raw->size;
 	perf_output_put(handle, size);
 	for (frag = &raw->frag; ; frag = frag->next) {
-		perf_output_copy(handle, frag->data, frag->size);
+		if (frag->copy)
+			perf_output_copy_with(handle, frag->copy, frag->data,
+					      frag->size);
+		else
+			perf_output_copy(handle, frag->data, frag->size);
 		written += frag->size;
 		if (!frag->next || (unsigned long)frag->next == 1)
 			break;

@@ -221,6 +221,14 @@ int perf_event_overflow(struct perf_event *event,
 
 	ret = perf_event_account_interrupt(event);
 
+	/*
+	 * A BPF program decides whether the overflow happened at all: when
+	 * it says no, there is no sample, signal or REFRESH countdown.
+	 */
+	if (unlikely(READ_ONCE(event->prog)) &&
+	    !perf_event_bpf_overflow(event, data, regs))
+		return ret;
+
 	event->pending_kill = POLL_IN;
 	if (atomic_read(&event->event_limit) &&
 	    atomic_dec_and_test(&event->event_limit)) {

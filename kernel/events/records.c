@@ -2,7 +2,7 @@
 /*
  * Side-band records: what happened around the samples (mappings, comm
  * changes, forks and exits, context switches, namespaces, kernel symbols,
- * text patching), and the records the core writes about an event itself
+ * BPF programs, text patching), and the records the core writes about an event itself
  * (LOST, THROTTLE).
  *
  * A side-band record goes to every event that asked for its kind and can
@@ -15,6 +15,7 @@
  * Counters of events per kind keep every hook a single test when nobody
  * asked for records.
  */
+#include <linux/bpf.h>
 #include <linux/buildid.h>
 #include <linux/dcache.h>
 #include <linux/mman.h>
@@ -33,6 +34,7 @@ static atomic_t perf_nr_ns_events;
 static atomic_t perf_nr_ksymbol_events;
 static atomic_t perf_nr_cgroup_events;
 static atomic_t perf_nr_text_poke_events;
+static atomic_t perf_nr_bpf_events;
 
 static u32 perf_pid(struct perf_event *event, struct task_struct *task);
 static u32 perf_tid(struct perf_event *event, struct task_struct *task);
@@ -65,6 +67,8 @@ void perf_sb_account(struct perf_event *event, int delta)
 		atomic_add(delta, &perf_nr_cgroup_events);
 	if (a->text_poke)
 		atomic_add(delta, &perf_nr_text_poke_events);
+	if (a->bpf_event)
+		atomic_add(delta, &perf_nr_bpf_events);
 	if (a->context_switch) {
 		atomic_add(delta, &perf_nr_switch_events);
 		/* the scheduler hooks must run even for tasks with no events */
@@ -727,11 +731,98 @@ void perf_event_cgroup_record(struct cgroup *cgrp)
 }
 #endif
 
+#ifdef CONFIG_BPF_SYSCALL
+/*
+ * BPF_EVENT
+ */
+struct perf_bpf_event_body {
+	u16 type;
+	u16 flags;
+	u32 id;
+	u8 tag[BPF_TAG_SIZE];
+};
+
+static void perf_bpf_event_one(struct perf_event *event, void *data)
+{
+	struct perf_event_header header = {
+		.type = PERF_RECORD_BPF_EVENT,
+	};
+
+	if (!event->attr.bpf_event)
+		return;
+	perf_sb_write(event, &header, data, sizeof(struct perf_bpf_event_body),
+		      NULL, 0);
+}
+
+/*
+ * The KSYMBOLs of a JIT-compiled program, one per function when it has
+ * subprograms (the main one is among them): what tools resolve the
+ * program's addresses in samples with. An interpreted program has no
+ * code of its own.
+ */
+static void perf_bpf_event_ksymbols(struct bpf_prog *prog, bool unregister)
+{
+	struct bpf_prog *sub;
+	u32 i;
+
+	if (!prog->jited)
+		return;
+	if (!prog->aux->func_cnt) {
+		perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_BPF,
+				   (unsigned long)prog->bpf_func,
+				   prog->jited_len, unregister,
+				   prog->aux->ksym.name);
+		return;
+	}
+	for (i = 0; i < prog->aux->func_cnt; i++) {
+		sub = prog->aux->func[i];
+		perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_BPF,
+				   (unsigned long)sub->bpf_func,
+				   sub->jited_len, unregister,
+				   sub->aux->ksym.name);
+	}
+}
+
+/**
+ * perf_event_bpf_event - a BPF program was loaded or is being unloaded
+ * @prog: the program, with its id and tag
+ * @type: PERF_BPF_EVENT_PROG_LOAD or _UNLOAD
+ * @flags: the record's flags (none defined)
+ *
+ * kernel/bpf/syscall.c calls it after the program's symbols are in
+ * kallsyms, and before they leave. Events with attr.ksymbol get a
+ * KSYMBOL record per JIT-compiled function (with the unregister flag at
+ * unload); events with attr.bpf_event get a BPF_EVENT record with the
+ * program's id and tag, which tools use to fetch its details. Process
+ * context.
+ */
 void perf_event_bpf_event(struct bpf_prog *prog,
 			  enum perf_bpf_event_type type, u16 flags)
 {
-	/* BPF_EVENT records need BPF program ids: BPF is not built in */
+	struct perf_bpf_event_body body = {
+		.type = type,
+		.flags = flags,
+	};
+
+	if (type <= PERF_BPF_EVENT_UNKNOWN || type >= PERF_BPF_EVENT_MAX)
+		return;
+	if ((type == PERF_BPF_EVENT_PROG_LOAD ||
+	     type == PERF_BPF_EVENT_PROG_UNLOAD) &&
+	    atomic_read(&perf_nr_ksymbol_events))
+		perf_bpf_event_ksymbols(prog,
+					type == PERF_BPF_EVENT_PROG_UNLOAD);
+	if (!atomic_read(&perf_nr_bpf_events))
+		return;
+	body.id = prog->aux->id;
+	memcpy(body.tag, prog->tag, BPF_TAG_SIZE);
+	perf_sb_iterate(perf_bpf_event_one, &body, NULL);
 }
+#else
+void perf_event_bpf_event(struct bpf_prog *prog,
+			  enum perf_bpf_event_type type, u16 flags)
+{
+}
+#endif
 
 /*
  * TEXT_POKE

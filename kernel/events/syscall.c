@@ -316,7 +316,7 @@ static void perf_event_remove_children(struct perf_event *event)
 					 child_entry);
 		cctx = child->ctx;
 		perf_ctx_get(cctx);
-		perf_event_get(child);
+		perf_event_hold(child);
 		mutex_unlock(&event->child_mutex);
 
 		mutex_lock(&cctx->mutex);

@@ -180,19 +180,41 @@ void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size,
 EXPORT_SYMBOL_GPL(perf_tp_event);
 
 /**
- * perf_trace_run_bpf_submit - hand a built tracepoint record to perf
+ * perf_trace_run_bpf_submit - a static tracepoint's record, built: run the
+ *	BPF programs of its trace event, then hand it to the perf events
+ * @raw_data: the record (struct trace_entry and the fields)
+ * @size: its size
+ * @rctx: from perf_trace_buf_alloc(), released here
+ * @call: the trace event
+ * @count: how many hits it stands for (__perf_count)
+ * @regs: the registers of the hit
+ * @head: this CPU's list of the trace event's perf events
+ * @task: the task the hit is about (__perf_task), or NULL
+ *
+ * The programs (SET_BPF or perf links on any tracepoint event of @call,
+ * kernel/events/bpf.c) see every hit, and a verdict of 0 hides it from
+ * every perf event. They find the registers through the first 8 bytes of
+ * the record, where the common fields go: perf_tp_event() writes those
+ * afterwards. With programs, a hit no event of this CPU takes ends
+ * there, as in 6.12, even one about another task.
  */
 void perf_trace_run_bpf_submit(void *raw_data, int size, int rctx,
 			       struct trace_event_call *call, u64 count,
 			       struct pt_regs *regs, struct hlist_head *head,
 			       struct task_struct *task)
 {
-	if ((!head || hlist_empty(head)) && !task) {
-		perf_swevent_put_recursion_context(rctx);
-		return;
+	if (bpf_prog_array_valid(call)) {
+		*(struct pt_regs **)raw_data = regs;
+		if (!trace_call_bpf(call, raw_data) || hlist_empty(head))
+			goto done;
 	}
+	if ((!head || hlist_empty(head)) && !task)
+		goto done;
 	perf_tp_event(call->event.type, count, raw_data, size, regs, head,
 		      rctx, task);
+	return;
+done:
+	perf_swevent_put_recursion_context(rctx);
 }
 EXPORT_SYMBOL_GPL(perf_trace_run_bpf_submit);
 
