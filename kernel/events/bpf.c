@@ -50,10 +50,13 @@ DEFINE_STATIC_CALL_RET0(perf_snapshot_branch_stack,
 static int perf_event_set_bpf_handler(struct perf_event *event,
 				      struct bpf_prog *prog, u64 bpf_cookie)
 {
-	if (prog->type != BPF_PROG_TYPE_PERF_EVENT)
+	/* an in-kernel user's event (a ptrace breakpoint) is not ours to run */
+	if (event->overflow_handler_context)
 		return -EINVAL;
 	if (event->prog)
 		return -EEXIST;
+	if (prog->type != BPF_PROG_TYPE_PERF_EVENT)
+		return -EINVAL;
 	/*
 	 * The stack helpers take a precise event's stack from the sample's
 	 * callchain, as the registers of a precise sample are not those of

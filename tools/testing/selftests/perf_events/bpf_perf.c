@@ -745,6 +745,71 @@ TEST_F(bpf, clock_samples_follow_the_verdict)
 	}
 }
 
+static int prog_fd_by_id(__u32 id)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_id = id;
+	return sys_bpf(BPF_PROG_GET_FD_BY_ID, &attr);
+}
+
+/*
+ * An inherited copy runs its parent's program (the child's faults are
+ * counted by it), and the events' references on their programs go with
+ * the events: once the fds are closed, the programs are gone.
+ */
+TEST_F(bpf, programs_are_inherited_and_released_with_their_events)
+{
+	struct perf_event_attr attr;
+	int fd, tp, prog, again;
+	pid_t child;
+	__u32 id;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+	attr.sample_period = 1;
+	attr.inherit = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, fd);
+	prog = load_pe_prog(self->counts, 1);
+	ASSERT_LE(0, prog);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog));
+	id = prog_id(prog);
+	close(prog);
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		__u64 before = slot(self->counts, 0);
+
+		pt_fault_pages(9);
+		_exit(slot(self->counts, 0) - before >= 9 ? 0 : 1);
+	}
+	EXPECT_EQ(0, pt_wait_exit(child));
+	/* the event holds the program */
+	again = prog_fd_by_id(id);
+	EXPECT_LE(0, again);
+	close(again);
+	close(fd);
+	EXPECT_EQ(-1, prog_fd_by_id(id));
+	EXPECT_EQ(ENOENT, errno);
+
+	/* a tracepoint event's program leaves with it */
+	tp = open_tp(TP_GETPPID, 0);
+	ASSERT_LE(0, tp);
+	prog = load_counter(BPF_PROG_TYPE_TRACEPOINT, self->counts, 1);
+	ASSERT_LE(0, prog);
+	ASSERT_EQ(0, ioctl(tp, PERF_EVENT_IOC_SET_BPF, prog));
+	id = prog_id(prog);
+	close(prog);
+	close(tp);
+	EXPECT_EQ(-1, prog_fd_by_id(id));
+	EXPECT_EQ(ENOENT, errno);
+}
+
 /* ---- perf links ------------------------------------------------------- */
 
 TEST_F(bpf, perf_link_attaches_with_a_cookie_until_closed)
