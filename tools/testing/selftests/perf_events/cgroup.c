@@ -389,13 +389,18 @@ static void ping_pong(int cpu, const char *cga, const char *cgb, int n,
 	cg_enter(cga);
 	fcg = switch_counter(PT_SW_CGROUP_SWITCHES);
 	fcs = switch_counter(PERF_COUNT_SW_CONTEXT_SWITCHES);
-	ioctl(fcg, PERF_EVENT_IOC_ENABLE, 0);
+	/*
+	 * The cgroup-switch window nests inside the context-switch one: a
+	 * preemption between the two ioctls (the child, woken by our last
+	 * read, may run first) then counts in both or in the outer only.
+	 */
 	ioctl(fcs, PERF_EVENT_IOC_ENABLE, 0);
+	ioctl(fcg, PERF_EVENT_IOC_ENABLE, 0);
 	for (i = 0; i < n; i++)
 		if (write(p1[1], &c, 1) != 1 || read(p2[0], &c, 1) != 1)
 			break;
-	ioctl(fcs, PERF_EVENT_IOC_DISABLE, 0);
 	ioctl(fcg, PERF_EVENT_IOC_DISABLE, 0);
+	ioctl(fcs, PERF_EVENT_IOC_DISABLE, 0);
 	*cgsw = pt_read1(fcg);
 	*ctxsw = pt_read1(fcs);
 	close(fcg);
