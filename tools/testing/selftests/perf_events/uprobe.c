@@ -27,7 +27,8 @@
  * Functions with known first instructions. probed_step's "lea" is stepped
  * out of line; trap_site is a breakpoint of the program's own, and
  * mid_insn an immediate made of int3 bytes: neither can be probed.
- * many_sites is MANY nops (one probe each) and a ret.
+ * tail_outer tail-calls tail_inner. many_sites is MANY nops (one probe
+ * each) and a ret.
  */
 asm(".text\n"
 	".globl probed_step\n"
@@ -45,6 +46,17 @@ asm(".text\n"
 	"mid_insn:\n"
 	"	movabs $0xcccccccccccccccc, %rax\n"
 	"	ret\n"
+	".globl tail_outer\n"
+	".type tail_outer, @function\n"
+	"tail_outer:\n"
+	"	jmp tail_inner\n"
+	".size tail_outer, .-tail_outer\n"
+	".globl tail_inner\n"
+	".type tail_inner, @function\n"
+	"tail_inner:\n"
+	"	lea 2(%rdi), %rax\n"
+	"	ret\n"
+	".size tail_inner, .-tail_inner\n"
 	".globl many_sites\n"
 	".type many_sites, @function\n"
 	"many_sites:\n"
@@ -58,6 +70,8 @@ long probed_step(long x);	/* the asm functions above */
 void trap_site(void);
 void mid_insn(void);
 void many_sites(void);
+long tail_outer(long x);
+long tail_inner(long x);
 
 /* a C function; the barrier keeps each call a call */
 __attribute__((noinline)) long probed_c(long x)
@@ -94,6 +108,16 @@ __attribute__((noinline)) pid_t probed_fork(void)
 
 /* the SDT semaphore: a short in a writable, file-backed section */
 volatile unsigned short sdt_semaphore __attribute__((section(".probes"))) = 0;
+
+/*
+ * Run as the exec'd child of sdt_semaphore_set_before_main: report the
+ * semaphore as the loader left it, before any test code runs.
+ */
+__attribute__((constructor)) static void sdt_child(void)
+{
+	if (getenv("UPROBE_SDT_CHILD"))
+		_exit(sdt_semaphore);
+}
 
 static int uprobe_type(void)
 {
@@ -323,6 +347,31 @@ TEST_F(up, uretprobe_on_recursion)
 	close(ret);
 }
 
+/*
+ * A tail call between two uretprobed functions: the inner one finds the
+ * trampoline as its return address, and both return through it at once.
+ */
+TEST_F(up, uretprobes_on_a_tail_call)
+{
+	int outer, inner, i;
+	long bad = 0;
+
+	ROOT_ONLY();
+	outer = open_probe(self->type, 1, tail_outer);
+	ASSERT_LE(0, outer);
+	inner = open_probe(self->type, 1, tail_inner);
+	ASSERT_LE(0, inner);
+	ASSERT_EQ(0, enable(outer));
+	ASSERT_EQ(0, enable(inner));
+	for (i = 0; i < 3; i++)
+		bad += tail_outer(i) != i + 2;
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(3, pt_read1(outer));
+	EXPECT_EQ(3, pt_read1(inner));
+	close(outer);
+	close(inner);
+}
+
 /* a function left by longjmp never returns; later returns still count */
 TEST_F(up, uretprobe_survives_longjmp)
 {
@@ -440,6 +489,37 @@ TEST_F(up, sdt_semaphore_counts_the_probe)
 	EXPECT_EQ(1, sdt_semaphore);
 	close(fd2);
 	EXPECT_EQ(1, sdt_semaphore);
+	close(fd);
+	EXPECT_EQ(0, sdt_semaphore);
+}
+
+/*
+ * A program exec'd with the probe already wanted in it: the breakpoint
+ * goes in when its text is mapped, before its data, so the semaphore is
+ * counted once the data mapping appears, before the program runs.
+ */
+TEST_F(up, sdt_semaphore_set_before_main)
+{
+	struct perf_event_attr attr;
+	long long sem = file_offset_of((void *)&sdt_semaphore);
+	int fd;
+	pid_t pid;
+
+	ROOT_ONLY();
+	up_attr(&attr, self->type, (__u64)sem << 32, exe_path,
+		file_offset_of(probed_c));
+	attr.inherit = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	EXPECT_EQ(1, sdt_semaphore);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		setenv("UPROBE_SDT_CHILD", "1", 1);
+		execl(exe_path, exe_path, NULL);
+		_exit(100);
+	}
+	EXPECT_EQ(1, pt_wait_exit(pid));
 	close(fd);
 	EXPECT_EQ(0, sdt_semaphore);
 }
