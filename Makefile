@@ -153,7 +153,8 @@ testmods: kernel
 # device PMU drivers of Debian's config built as modules of the test
 # kernel (test distro_modules loads them)
 KMODS_IN_TEST := drivers/dma/idxd/idxd_bus.ko drivers/dma/idxd/idxd.ko \
-	drivers/powercap/intel_rapl_common.ko drivers/powercap/intel_rapl_msr.ko
+	arch/x86/platform/intel/iosf_mbi.ko drivers/powercap/intel_rapl_common.ko \
+	drivers/powercap/intel_rapl_msr.ko
 
 initramfs: ptests runas $(if $(UPSTREAM_IN_TEST),upstream-bins)
 	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-test.cpio.gz \
