@@ -18,15 +18,10 @@
 
 #define PERF_KPROBE_RETPROBE	BIT_ULL(0)
 
-static ssize_t retprobe_show(struct device *dev, struct device_attribute *attr,
-			     char *page)
-{
-	return sysfs_emit(page, "config:0\n");
-}
-static DEVICE_ATTR_RO(retprobe);
+PMU_FORMAT_ATTR(retprobe, "config:0");
 
 static struct attribute *perf_kprobe_format_attrs[] = {
-	&dev_attr_retprobe.attr,
+	&format_attr_retprobe.attr,
 	NULL,
 };
 

@@ -19,23 +19,12 @@
 #define PERF_UPROBE_RETPROBE		BIT_ULL(0)
 #define PERF_UPROBE_REF_CTR_SHIFT	32
 
-static ssize_t retprobe_show(struct device *dev, struct device_attribute *attr,
-			     char *page)
-{
-	return sysfs_emit(page, "config:0\n");
-}
-static DEVICE_ATTR_RO(retprobe);
-
-static ssize_t ref_ctr_offset_show(struct device *dev,
-				   struct device_attribute *attr, char *page)
-{
-	return sysfs_emit(page, "config:32-63\n");
-}
-static DEVICE_ATTR_RO(ref_ctr_offset);
+PMU_FORMAT_ATTR(retprobe, "config:0");
+PMU_FORMAT_ATTR(ref_ctr_offset, "config:32-63");
 
 static struct attribute *perf_uprobe_format_attrs[] = {
-	&dev_attr_retprobe.attr,
-	&dev_attr_ref_ctr_offset.attr,
+	&format_attr_retprobe.attr,
+	&format_attr_ref_ctr_offset.attr,
 	NULL,
 };
 
