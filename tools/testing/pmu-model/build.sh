@@ -70,9 +70,16 @@ if [ ! -f "$OUT/obj/build.ninja" ]; then
 	echo "  QEMU    configure ${CONFIGURE[*]}"
 	rm -rf "$OUT/obj"
 	mkdir -p "$OUT/obj"
-	(cd "$OUT/obj" && "$OUT/src/configure" "${CONFIGURE[@]}" > configure.log 2>&1) ||
+	cc=()
+	# through ccache when there is one: a CI run on a fresh clone builds
+	# QEMU from scratch (paths made relative, as for the kernels)
+	command -v ccache >/dev/null && cc=(--cc="ccache gcc")
+	(cd "$OUT/obj" && "$OUT/src/configure" "${CONFIGURE[@]}" "${cc[@]}" \
+		> configure.log 2>&1) ||
 		{ tail -n 30 "$OUT/obj/configure.log"; exit 1; }
 fi
+export CCACHE_BASEDIR=$ROOT CCACHE_NOHASHDIR=1
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-12G}
 echo "  QEMU    ninja -j$JOBS qemu-system-x86_64 (nice 19)"
 (cd "$OUT/obj" && nice -n 19 ninja -j"$JOBS" qemu-system-x86_64 > ninja.log 2>&1) ||
 	{ grep -A20 -m3 '^FAILED' "$OUT/obj/ninja.log" || tail -n 30 "$OUT/obj/ninja.log"; exit 1; }
