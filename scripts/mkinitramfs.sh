@@ -19,7 +19,8 @@
 #   -x BIN          a host binary (with its shared libraries) as /usr/bin/BIN
 #   -m KO           a test module, as /tests/modules/<name>.ko
 #   -B              Debian's bpftrace (with LLVM and clang: about 65 MiB
-#                   more compressed, 20 s more to unpack at boot under TCG)
+#                   more compressed, 15-20 s more to unpack at boot of the
+#                   KASAN test kernel under TCG)
 #                   and the uapi headers its tracepoint structs include
 # The merged list is /tests/tests.list and is also written to OUT's
 # sibling OUT-without-.cpio.gz + ".list" for the host-side parser.
