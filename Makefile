@@ -157,7 +157,7 @@ KMODS_IN_TEST := drivers/dma/idxd/idxd_bus.ko drivers/dma/idxd/idxd.ko \
 	drivers/powercap/intel_rapl_msr.ko
 
 initramfs: ptests runas $(if $(UPSTREAM_IN_TEST),upstream-bins)
-	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-test.cpio.gz \
+	@$(TLOCK) $(S)/mkinitramfs.sh -B -o $(B)/initramfs-test.cpio.gz \
 		$(foreach m,$(wildcard $(TESTMOD_OUT)/*.ko),-m $(m)) \
 		$(foreach m,$(wildcard $(addprefix $(B)/obj-test/,$(KMODS_IN_TEST))),-m $(m)) \
 		$(if $(wildcard $(PTEST_DIR)/tests.list),-t $(PTEST_DIR)/tests.list:$(PTEST_OUT)) \

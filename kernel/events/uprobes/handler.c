@@ -134,7 +134,7 @@ static void run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
 	struct uprobe_consumer *uc;
 	bool remove = true, want_return = false, any = false;
 
-	down_read(&uprobe->consumer_rwsem);
+	down_read(&uprobe->handler_rwsem);
 	list_for_each_entry(uc, &uprobe->consumers, cons_node) {
 		int rc = 0;
 
@@ -148,7 +148,7 @@ static void run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
 			want_return = true;
 		remove &= !!(rc & UPROBE_HANDLER_REMOVE);
 	}
-	up_read(&uprobe->consumer_rwsem);
+	up_read(&uprobe->handler_rwsem);
 
 	if (want_return && !(remove && any))
 		uprobe_prepare_return(uprobe, regs);

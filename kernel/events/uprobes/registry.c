@@ -162,6 +162,7 @@ static struct uprobe *uprobe_find_or_create(struct inode *inode, loff_t offset,
 	refcount_set(&new->ref, 1);
 	new->offset = offset;
 	new->ref_ctr_offset = ref_ctr_offset;
+	init_rwsem(&new->handler_rwsem);
 	init_rwsem(&new->consumer_rwsem);
 	INIT_LIST_HEAD(&new->consumers);
 	mutex_init(&new->insn_mutex);
@@ -328,12 +329,25 @@ unlock:
 	return err;
 }
 
+/* Consumer list edits: under both rwsems, outside mmap_lock. */
+static void uprobe_add_consumer(struct uprobe *uprobe,
+				struct uprobe_consumer *uc)
+{
+	down_write(&uprobe->handler_rwsem);
+	down_write(&uprobe->consumer_rwsem);
+	list_add(&uc->cons_node, &uprobe->consumers);
+	up_write(&uprobe->consumer_rwsem);
+	up_write(&uprobe->handler_rwsem);
+}
+
 static void uprobe_del_consumer(struct uprobe *uprobe,
 				struct uprobe_consumer *uc)
 {
+	down_write(&uprobe->handler_rwsem);
 	down_write(&uprobe->consumer_rwsem);
 	list_del(&uc->cons_node);
 	up_write(&uprobe->consumer_rwsem);
+	up_write(&uprobe->handler_rwsem);
 }
 
 /**
@@ -387,9 +401,7 @@ struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
 	}
 
 	mutex_lock(&uprobes_install_mutex);
-	down_write(&uprobe->consumer_rwsem);
-	list_add(&uc->cons_node, &uprobe->consumers);
-	up_write(&uprobe->consumer_rwsem);
+	uprobe_add_consumer(uprobe, uc);
 	err = uprobe_sync_mms(uprobe, true);
 	if (err) {
 		uprobe_del_consumer(uprobe, uc);
@@ -443,8 +455,8 @@ EXPORT_SYMBOL_GPL(uprobe_apply);
  * @uc: the consumer
  *
  * When this returns, @uc's handlers are not running and will not be
- * called again (handlers run under the consumer list's lock, which this
- * takes for writing). The breakpoint goes from every mm no other consumer
+ * called again (handlers run under handler_rwsem, which this takes for
+ * writing). The breakpoint goes from every mm no other consumer
  * wants. @uprobe must not be used by the caller afterwards. Call
  * uprobe_unregister_sync() before freeing what @uc's handlers use.
  * Context: may sleep.
@@ -463,8 +475,9 @@ EXPORT_SYMBOL_GPL(uprobe_unregister_nosync);
  * uprobe_unregister_sync - wait for earlier uprobe_unregister_nosync()s
  *
  * Nothing is left to wait for: handlers and ret_handlers run under the
- * consumer list's lock, which uprobe_unregister_nosync() took for writing
- * after they finished, and no handler looks a consumer up without it.
+ * uprobe's handler_rwsem, which uprobe_unregister_nosync() took for
+ * writing after they finished, and no handler looks a consumer up without
+ * it.
  * The call stays the point after which a caller may free its consumers.
  * Context: may sleep.
  */

@@ -11,18 +11,23 @@
  * Lock order, outermost first:
  *
  *   uprobes_install_mutex       (registry.c: register, unregister, apply)
+ *   uprobe->handler_rwsem       (read: handlers; write: list edits)
  *   uprobes_fork_rwsem          (fork.c: read held across dup_mmap,
  *                                write across a walk over the mms)
  *   mm->mmap_lock               (write while breakpoints are written)
  *   uprobe->insn_mutex          (install.c: first copy of the instruction)
- *   uprobe->consumer_rwsem      (read: filters, handlers; write: list edits)
+ *   uprobe->consumer_rwsem      (read: filters; write: list edits)
  *   uprobes_ref_ctr_mutex       (install.c: deferred SDT semaphores)
  *   uprobes_tree_lock           (registry.c, a spinlock)
  *
  * The walk lists the mms under the file's i_mmap_rwsem and drops it before
  * taking any mmap_lock (the mm code nests them the other way). The
- * consumer list is never edited while mmap_lock is held, and handlers run
- * under consumer_rwsem (read) with no other uprobes lock held.
+ * consumer list is edited under both rwsems (write), never while mmap_lock
+ * is held, and may be read under either. Handlers run under handler_rwsem
+ * (read) with no other uprobes lock held: they may fault on user memory
+ * (trace_uprobe's fetch args, BPF programs), which takes mmap_lock, so
+ * they cannot run under consumer_rwsem, which the filters take inside
+ * mmap_lock.
  */
 #ifndef _KERNEL_EVENTS_UPROBES_H
 #define _KERNEL_EVENTS_UPROBES_H
@@ -42,6 +47,7 @@ struct uprobe {
 	loff_t			offset;		/* of the instruction in the file */
 	loff_t			ref_ctr_offset;	/* SDT semaphore, 0: none */
 
+	struct rw_semaphore	handler_rwsem;
 	struct rw_semaphore	consumer_rwsem;
 	struct list_head	consumers;
 

@@ -110,11 +110,11 @@ static void run_ret_handlers(struct return_instance *ri, struct pt_regs *regs)
 	struct uprobe *uprobe = ri->uprobe;
 	struct uprobe_consumer *uc;
 
-	down_read(&uprobe->consumer_rwsem);
+	down_read(&uprobe->handler_rwsem);
 	list_for_each_entry(uc, &uprobe->consumers, cons_node)
 		if (uc->ret_handler)
 			uc->ret_handler(uc, ri->func, regs);
-	up_read(&uprobe->consumer_rwsem);
+	up_read(&uprobe->handler_rwsem);
 }
 
 /**

@@ -788,6 +788,47 @@ TEST_F(up, tracefs_uprobe_event_counts)
 				   "-:uprobe_test/probed_c\n"));
 }
 
+/*
+ * A tracefs uprobe whose argument is read from user memory (the return
+ * address on top of the stack): the handler may fault, taking mmap_lock,
+ * so it must not run under a lock that the registration takes inside
+ * mmap_lock (found by bpftrace_tool; the test kernel's lockdep reports
+ * the inversion).
+ */
+TEST_F(up, tracefs_uprobe_event_fetching_user_memory)
+{
+	char cmd[4200];
+	struct perf_event_attr attr;
+	long long id;
+	int fd, i;
+
+	ROOT_ONLY();
+	if (access(TRACEFS "/uprobe_events", F_OK))
+		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
+	snprintf(cmd, sizeof(cmd), "p:uprobe_test/probed_c_ret %s:%#llx ret=+0(%%sp):u64\n",
+		 exe_path, file_offset_of(probed_c));
+	ASSERT_EQ(0, pt_write_file(TRACEFS "/uprobe_events", cmd))
+		TH_LOG("%s", cmd);
+	ASSERT_EQ(0, pt_read_int_file(TRACEFS "/events/uprobe_test/probed_c_ret/id",
+				      &id));
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = id;
+	attr.disabled = 1;
+	/* registered while this mm maps the binary: the filter runs under mmap_lock */
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, enable(fd));
+	for (i = 0; i < 9; i++)
+		probed_c(i);
+	ASSERT_EQ(0, disable(fd));
+	EXPECT_EQ(9, pt_read1(fd));
+	close(fd);
+	EXPECT_EQ(0, pt_write_file(TRACEFS "/uprobe_events",
+				   "-:uprobe_test/probed_c_ret\n"));
+}
+
 TEST_F(up, unprivileged_gets_eacces)
 {
 	struct perf_event_attr attr;
