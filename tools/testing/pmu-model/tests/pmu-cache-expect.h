@@ -2,7 +2,8 @@
 /*
  * pmu-cache's table as the stock 6.12 kernel (build/obj-stock-bench)
  * gave it on the model: "pmu-cache dump" on Skylake-PMU and EPYC-PMU.
- * Regenerate it the same way if the test's lines change.
+ * Regenerate it the same way if the test's lines or the model change
+ * (the counts depend on the test's own code).
  */
 static const char *const pmu_cache_intel[] = {
 	"hardware 0: ok count=9950 fixed_ctrl=0xa0 rsp0=0 rsp1=0",
@@ -112,6 +113,8 @@ static const char *const pmu_cache_intel[] = {
 	"cache 7-op3-access: EINVAL",
 	"cache 7-op3-miss: EINVAL",
 	"cache 7-op3-res2: EINVAL",
+	"cache L1D-read-access bit 24: ok count=0 sel0=0x5181d0 rsp0=0 rsp1=0",
+	"cache L1D-read-access bit 63: ok count=0 sel0=0x5181d0 rsp0=0 rsp1=0",
 	"raw 0xc4 config1 0: ok count=1642 sel0=0x5100c4 rsp0=0 rsp1=0",
 	"raw 0x2000c4 config1 0: ok count=1642 sel0=0x7100c4 rsp0=0 rsp1=0",
 	"raw 0x2000c0 config1 0: ok count=4961 fixed_ctrl=0xe rsp0=0 rsp1=0",
@@ -144,6 +147,10 @@ static const char *const pmu_cache_intel[] = {
 	"group 0x1bb/0x10001: member 0 ENXIO",
 	"group 0x1b7/0x10001: member 0 ENXIO",
 	"group 0x1b7/0x10001: member 0 ENXIO",
+	"separate 0x1b7/0x10001: event 0 ENXIO",
+	"separate 0x1bb/0x10001: event 0 ENXIO",
+	"separate 0x1b7/0x10001: event 0 ENXIO",
+	"separate 0x1b7/0x10001: event 0 ENXIO",
 	NULL
 };
 
@@ -255,6 +262,8 @@ static const char *const pmu_cache_amd[] = {
 	"cache 7-op3-access: EINVAL",
 	"cache 7-op3-miss: EINVAL",
 	"cache 7-op3-res2: EINVAL",
+	"cache L1D-read-access bit 24: ok count=0 sel0=0x510040",
+	"cache L1D-read-access bit 63: ok count=0 sel0=0x510040",
 	"raw 0xc2 config1 0: ok count=1260 sel0=0x5100c2",
 	"raw 0x2000c2 config1 0: ok count=1260 sel0=0x5100c2",
 	"raw 0x800c2 config1 0: ok count=1260 sel0=0x5100c2",
