@@ -66,7 +66,12 @@ static struct intel_extra intel_skl_extra[X86_EXTRA_MAX] __ro_after_init = {
 
 static bool intel_extra_on __ro_after_init;
 
-/* the registers of a core, kept by the first CPU of its threads */
+/*
+ * The registers of a core, kept by the first online CPU of its threads.
+ * Known gap: when that CPU goes offline while its sibling counts with a
+ * register, the sibling's later claims go to its own (empty) set until
+ * those events are gone; the stock kernel shares one allocation.
+ */
 struct extra_core {
 	raw_spinlock_t		lock;
 	struct x86_extra_regs	regs;
