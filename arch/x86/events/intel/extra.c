@@ -67,10 +67,12 @@ static struct intel_extra intel_skl_extra[X86_EXTRA_MAX] __ro_after_init = {
 static bool intel_extra_on __ro_after_init;
 
 /*
- * The registers of a core, kept by the first online CPU of its threads.
- * Known gap: when that CPU goes offline while its sibling counts with a
- * register, the sibling's later claims go to its own (empty) set until
- * those events are gone; the stock kernel shares one allocation.
+ * The registers of a core, kept by the first online CPU of its threads;
+ * an event remembers that CPU in hw.last_cpu, so it gives back its claim
+ * where it took it. Known gap: when that CPU goes offline while its
+ * sibling counts with a register, the sibling's later claims go to its
+ * own (empty) set until those events are gone, and could program another
+ * value; the stock kernel shares one allocation.
  */
 struct extra_core {
 	raw_spinlock_t		lock;
@@ -168,13 +170,12 @@ static int extra_pick(struct perf_event *event, struct x86_extra_regs *regs,
 	return -1;
 }
 
-static struct extra_core *extra_this_core(void)
+/* the CPU that keeps this core's registers */
+static int extra_owner(void)
 {
 	int cpu = cpumask_first(topology_sibling_cpumask(smp_processor_id()));
 
-	if (cpu >= nr_cpu_ids)
-		cpu = smp_processor_id();
-	return per_cpu_ptr(&extra_core, cpu);
+	return cpu < nr_cpu_ids ? cpu : smp_processor_id();
 }
 
 /**
@@ -204,7 +205,8 @@ int intel_extra_claim(struct perf_event *event, struct x86_extra_regs *regs)
 		return 0;
 	}
 
-	core = extra_this_core();
+	hwc->last_cpu = extra_owner();
+	core = per_cpu_ptr(&extra_core, hwc->last_cpu);
 	raw_spin_lock(&core->lock);
 	reg = extra_pick(event, &core->regs, reg);
 	if (reg >= 0) {
@@ -231,7 +233,7 @@ void intel_extra_put(struct perf_event *event)
 
 	if (reg < 0)
 		return;
-	core = extra_this_core();
+	core = per_cpu_ptr(&extra_core, event->hw.last_cpu);
 	raw_spin_lock(&core->lock);
 	if (!WARN_ON_ONCE(!core->regs.ref[reg]))
 		core->regs.ref[reg]--;
