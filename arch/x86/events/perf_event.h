@@ -14,8 +14,10 @@
  *   sysfs.c     helpers for the sysfs attributes of the PMUs
  *   msr.c       the "msr" PMU: free-running MSR counters and the TSC
  *   intel/      Intel: arch perfmon detection and driver (perfmon.c),
- *               DS area, PT, LBR hooks
- *   amd/        AMD: PERFCTR_CORE detection, IBS, virtualization hooks
+ *               the generic cache events (cache.c), the offcore response
+ *               registers of some events (extra.c), DS area, PT, LBR hooks
+ *   amd/        AMD: PERFCTR_CORE detection, the generic cache events
+ *               (cache.c), IBS, virtualization hooks
  */
 #ifndef _ARCH_X86_EVENTS_PERF_EVENT_H
 #define _ARCH_X86_EVENTS_PERF_EVENT_H
@@ -57,13 +59,53 @@ extern struct x86_pmu_hw x86_pmu_hw;
 /* Counter indices: general-purpose from 0, fixed from INTEL_PMC_IDX_FIXED */
 #define X86_PMU_FIXED(i)	(INTEL_PMC_IDX_FIXED + (i))
 
+/*
+ * PERF_TYPE_HW_CACHE: a raw config per (cache, op, result), with 0 for
+ * an event the CPU does not have (ENOENT) and X86_CACHE_INVALID for a
+ * combination that makes no sense, such as a write to the instruction
+ * cache (EINVAL).
+ */
+#define X86_CACHE_INVALID	((u64)-1)
+typedef u64 x86_cache_table_t[PERF_COUNT_HW_CACHE_MAX]
+			     [PERF_COUNT_HW_CACHE_OP_MAX]
+			     [PERF_COUNT_HW_CACHE_RESULT_MAX];
+
+/* the most extra registers a vendor's events use (Intel: intel/extra.c) */
+#define X86_EXTRA_MAX		4
+
+/**
+ * struct x86_extra_regs - what a set of shared extra registers holds
+ * @val: the value each register is programmed with
+ * @ref: how many events use each register with that value
+ *
+ * A register holding one event's value can take another event only if
+ * it wants the same value.
+ */
+struct x86_extra_regs {
+	u64	val[X86_EXTRA_MAX];
+	int	ref[X86_EXTRA_MAX];
+};
+
 /**
  * struct x86_pmu_ops - what a vendor driver tells the "cpu" PMU (pmu.c)
  * @pmu_name: caps/pmu_name in sysfs, NULL for none
- * @raw_mask: the config bits a PERF_TYPE_RAW event may set
+ * @raw_mask: the config bits of a PERF_TYPE_RAW event that are kept (the
+ *	others are dropped, as by the stock kernel)
  * @format_event: format/event, where the event select is in config
+ * @format_attrs: the vendor's files in format/ beyond the event select,
+ *	unit mask, edge, inv and cmask that pmu.c has; NULL-terminated
+ * @format_visible: which of @format_attrs exist (NULL: all)
  * @max_period: the longest period a counter can be loaded with
  * @event_map: PERF_COUNT_HW_* to a raw config, 0 if not supported
+ * @cache_events: PERF_TYPE_HW_CACHE to a raw config, NULL for none
+ * @cache_extra: the config1 (extra register value) of each of those
+ * @hw_config: the vendor's checks of an event's @config (masked to
+ *	@raw_mask, or from a table) and @config1: the bits it adds back
+ *	(AnyThread), its extra register; 0 or a negative errno
+ * @extra_claim: take the extra register @event needs in @regs (a
+ *	group's trial set, or with @regs NULL this core's own): 0, or
+ *	-EAGAIN when the registers hold other values; NULL: none
+ * @extra_put: give back what @extra_claim took on this core
  * @constraint: the mask of counter indices that may count @config
  * @counter: for counter @idx, the MSR that holds its count, its RDPMC
  *	index and its width in bits
@@ -78,8 +120,18 @@ struct x86_pmu_ops {
 	const char	*pmu_name;
 	u64		raw_mask;
 	const char	*format_event;
+	struct attribute **format_attrs;
+	umode_t		(*format_visible)(struct kobject *kobj,
+					  struct attribute *attr, int i);
 	u64		max_period;
 	u64		(*event_map)(int hw_event);
+	const x86_cache_table_t *cache_events;
+	const x86_cache_table_t *cache_extra;
+	int		(*hw_config)(struct perf_event *event, u64 *config,
+				     u64 config1);
+	int		(*extra_claim)(struct perf_event *event,
+				       struct x86_extra_regs *regs);
+	void		(*extra_put)(struct perf_event *event);
 	u64		(*constraint)(struct perf_event *event, u64 config);
 	void		(*counter)(int idx, unsigned long *msr, int *rdpmc,
 				   int *bits);
@@ -158,6 +210,16 @@ const struct x86_lbr_ops *x86_pmu_lbr(void);
 #define X86_LBR_SEL_KINDS	GENMASK_ULL(8, 2)
 int x86_lbr_kinds(u64 branch_sample_type, u64 *kinds);
 u64 x86_lbr_sel(u64 branch_sample_type, u64 kinds);
+
+extern const x86_cache_table_t intel_skl_cache_events;
+extern const x86_cache_table_t intel_skl_cache_extra;
+extern const x86_cache_table_t amd_zen_cache_events;
+
+void intel_extra_init(void);
+int intel_extra_config(struct perf_event *event, u64 config, u64 config1);
+int intel_extra_claim(struct perf_event *event, struct x86_extra_regs *regs);
+void intel_extra_put(struct perf_event *event);
+void intel_extra_enable(struct perf_event *event);
 
 extern const struct x86_lbr_ops intel_lbr_skylake;
 extern struct x86_lbr_ops amd_lbr_v2;

@@ -5,12 +5,17 @@
  * x86_pmu_ops; this file does what is common to all of them:
  *
  * - event_init: PERF_TYPE_HARDWARE through the vendor's event map,
- *   PERF_TYPE_RAW within its raw mask; the privilege bits from
+ *   PERF_TYPE_HW_CACHE through its cache tables, PERF_TYPE_RAW masked
+ *   to its raw mask (the bits outside are dropped, not refused, as by
+ *   the stock 6.12 kernel), then the vendor's own checks; the
+ *   privilege bits from
  *   exclude_user/exclude_kernel; the interrupt bit always, so that a
  *   counting event's counter is refreshed before it can wrap.
  * - add/del: a counter index per event, the first free one the vendor's
- *   constraint allows (fixed counters first: they cost no general one).
- *   No free counter fails the add; the core then multiplexes.
+ *   constraint allows (fixed counters first: they cost no general one),
+ *   and the extra register it needs (offcore response), which events
+ *   on the CPU's core share while they want the same value. Neither
+ *   free fails the add; the core then multiplexes.
  * - counting: the counter is loaded with -left (left = what remains of
  *   the period) and counts up; an update adds the distance it moved,
  *   sign-extended from the counter width, to event->count.
@@ -32,6 +37,7 @@
 #include <linux/bitops.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
+#include <linux/nospec.h>
 #include <linux/perf_event.h>
 #include <linux/percpu.h>
 #include <linux/sched/clock.h>
@@ -198,28 +204,44 @@ static int x86_pick_counter(struct perf_event *event, u64 used)
 	return __ffs64(free);
 }
 
-/* the counters the "cpu" events of @leader's group take, or -1ULL */
-static u64 x86_group_counters(struct perf_event *leader)
+/*
+ * Add @event to a trial schedule: @used counters taken, @extra the
+ * extra registers' values. Returns false if it does not fit.
+ */
+static bool x86_group_take(struct perf_event *event, u64 *used,
+			   struct x86_extra_regs *extra)
 {
-	struct perf_event *sibling;
-	u64 used = 0;
 	int idx;
 
-	if (leader->pmu == &x86_cpu_pmu) {
-		idx = x86_pick_counter(leader, used);
-		if (idx < 0)
-			return -1ULL;
-		used |= BIT_ULL(idx);
-	}
+	if (event->pmu != &x86_cpu_pmu)
+		return true;
+	idx = x86_pick_counter(event, *used);
+	if (idx < 0)
+		return false;
+	if (x86_ops->extra_claim && x86_ops->extra_claim(event, extra))
+		return false;
+	*used |= BIT_ULL(idx);
+	return true;
+}
+
+/*
+ * Whether the "cpu" events of @leader's group and then @event fit the
+ * counters and extra registers at once.
+ */
+static bool x86_group_schedulable(struct perf_event *leader,
+				  struct perf_event *event)
+{
+	struct x86_extra_regs extra = {};
+	struct perf_event *sibling;
+	u64 used = 0;
+
+	if (!x86_group_take(leader, &used, &extra))
+		return false;
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
-		if (sibling->pmu != &x86_cpu_pmu)
-			continue;
-		idx = x86_pick_counter(sibling, used);
-		if (idx < 0)
-			return -1ULL;
-		used |= BIT_ULL(idx);
+		if (!x86_group_take(sibling, &used, &extra))
+			return false;
 	}
-	return used;
+	return x86_group_take(event, &used, &extra);
 }
 
 /*
@@ -237,14 +259,14 @@ static bool x86_group_fits(struct perf_event *event)
 	struct perf_event *leader = event->group_leader;
 	struct perf_event_context *ctx;
 	unsigned long flags;
-	u64 used;
+	bool fits;
 
 	if (leader == event)
 		return true;
 	ctx = perf_event_group_lock(leader, &flags);
-	used = x86_group_counters(leader);
+	fits = x86_group_schedulable(leader, event);
 	perf_event_group_unlock(ctx, flags);
-	return used != -1ULL && x86_pick_counter(event, used) >= 0;
+	return fits;
 }
 
 static int x86_pmu_add(struct perf_event *event, int flags)
@@ -257,11 +279,15 @@ static int x86_pmu_add(struct perf_event *event, int flags)
 	if (idx < 0)
 		return -EAGAIN;
 
+	if (has_branch_stack(event) && cpuc->lbr_users &&
+	    (cpuc->lbr_sel != hwc->branch_reg_config ||
+	     cpuc->lbr_bst != event->attr.branch_sample_type))
+		return -EAGAIN;
+	/* last: nothing to undo if it fails */
+	if (x86_ops->extra_claim && x86_ops->extra_claim(event, NULL))
+		return -EAGAIN;
+
 	if (has_branch_stack(event)) {
-		if (cpuc->lbr_users &&
-		    (cpuc->lbr_sel != hwc->branch_reg_config ||
-		     cpuc->lbr_bst != event->attr.branch_sample_type))
-			return -EAGAIN;
 		if (!cpuc->lbr_users++) {
 			cpuc->lbr_sel = hwc->branch_reg_config;
 			cpuc->lbr_bst = event->attr.branch_sample_type;
@@ -304,6 +330,8 @@ static void x86_pmu_del(struct perf_event *event, int flags)
 		cpuc->dirty |= BIT_ULL(hwc->idx);
 		if (has_branch_stack(event) && !--cpuc->lbr_users)
 			x86_ops->lbr->disable();
+		if (x86_ops->extra_put)
+			x86_ops->extra_put(event);
 	}
 	hwc->idx = -1;
 	perf_event_update_userpage(event);
@@ -536,16 +564,50 @@ void x86_pmu_clear_dirty(void)
 	cpuc->dirty &= ~dirty;
 }
 
+/*
+ * PERF_TYPE_HW_CACHE: config is cache | op << 8 | result << 16; the
+ * vendor's tables give the raw config and its extra register value.
+ */
+static int x86_cache_event(u64 attr_config, u64 *config, u64 *config1)
+{
+	unsigned int cache = attr_config & 0xff;
+	unsigned int op = (attr_config >> 8) & 0xff;
+	unsigned int result = (attr_config >> 16) & 0xff;
+	u64 val;
+
+	if (cache >= PERF_COUNT_HW_CACHE_MAX ||
+	    op >= PERF_COUNT_HW_CACHE_OP_MAX ||
+	    result >= PERF_COUNT_HW_CACHE_RESULT_MAX)
+		return -EINVAL;
+	if (!x86_ops->cache_events)
+		return -ENOENT;
+	/* the indices come from user space */
+	cache = array_index_nospec(cache, PERF_COUNT_HW_CACHE_MAX);
+	op = array_index_nospec(op, PERF_COUNT_HW_CACHE_OP_MAX);
+	result = array_index_nospec(result, PERF_COUNT_HW_CACHE_RESULT_MAX);
+
+	val = (*x86_ops->cache_events)[cache][op][result];
+	if (!val)
+		return -ENOENT;
+	if (val == X86_CACHE_INVALID)
+		return -EINVAL;
+	*config = val;
+	*config1 = x86_ops->cache_extra ?
+		   (*x86_ops->cache_extra)[cache][op][result] : 0;
+	return 0;
+}
+
 static int x86_pmu_event_init(struct perf_event *event)
 {
 	struct perf_event_attr *attr = &event->attr;
 	struct hw_perf_event *hwc = &event->hw;
-	u64 config;
+	u64 config, config1 = 0;
+	int err;
 
 	/*
-	 * config1 and config2 are ignored, as by the stock drivers for every
-	 * event that takes no extra register (and none of ours does).
-	 * XMM registers are only in PEBS records, which it has not.
+	 * config1 is the vendor's to check (extra registers); config2 is
+	 * ignored, as by the stock drivers. XMM registers are only in PEBS
+	 * records, which it has not.
 	 */
 	if (attr->sample_regs_intr & PERF_REG_EXTENDED_MASK)
 		return -EINVAL;
@@ -558,13 +620,23 @@ static int x86_pmu_event_init(struct perf_event *event)
 		if (!config)
 			return -ENOENT;
 		break;
+	case PERF_TYPE_HW_CACHE:
+		err = x86_cache_event(attr->config, &config, &config1);
+		if (err)
+			return err;
+		break;
 	case PERF_TYPE_RAW:
-		if (attr->config & ~x86_ops->raw_mask)
-			return -EINVAL;
-		config = attr->config;
+		config = attr->config & x86_ops->raw_mask;
+		config1 = attr->config1;
 		break;
 	default:
 		return -ENOENT;
+	}
+	hwc->extra_reg_config = 0;
+	if (x86_ops->hw_config) {
+		err = x86_ops->hw_config(event, &config, config1);
+		if (err)
+			return err;
 	}
 
 	/* no PEBS */
@@ -632,18 +704,30 @@ X86_PMU_STR_ATTR(x86_format_edge, "edge", "config:18");
 X86_PMU_STR_ATTR(x86_format_inv, "inv", "config:23");
 X86_PMU_STR_ATTR(x86_format_cmask, "cmask", "config:24-31");
 
-static struct attribute *x86_format_attrs[] = {
+/* the common fields, then the vendor's (x86_pmu_register()) */
+#define X86_FORMAT_COMMON	5
+#define X86_FORMAT_MAX		16
+
+static struct attribute *x86_format_attrs[X86_FORMAT_MAX + 1] = {
 	&dev_attr_event.attr,
 	&x86_format_umask.attr.attr,
 	&x86_format_edge.attr.attr,
 	&x86_format_inv.attr.attr,
 	&x86_format_cmask.attr.attr,
-	NULL,
 };
 
+static umode_t x86_format_visible(struct kobject *kobj, struct attribute *attr,
+				  int i)
+{
+	if (i < X86_FORMAT_COMMON || !x86_ops->format_visible)
+		return attr->mode;
+	return x86_ops->format_visible(kobj, attr, i - X86_FORMAT_COMMON);
+}
+
 static const struct attribute_group x86_format_group = {
-	.name	= "format",
-	.attrs	= x86_format_attrs,
+	.name		= "format",
+	.attrs		= x86_format_attrs,
+	.is_visible	= x86_format_visible,
 };
 
 /* caps/: what perf reads to know the PMU */
@@ -789,6 +873,11 @@ int __init x86_pmu_register(const struct x86_pmu_ops *ops)
 	int i, n = 0, err;
 
 	x86_ops = ops;
+	for (i = 0; ops->format_attrs && ops->format_attrs[i]; i++) {
+		if (X86_FORMAT_COMMON + i >= X86_FORMAT_MAX)
+			return -EINVAL;
+		x86_format_attrs[X86_FORMAT_COMMON + i] = ops->format_attrs[i];
+	}
 	x86_attr_groups[n++] = &x86_format_group;
 	for (i = 0; ops->attr_groups && ops->attr_groups[i]; i++) {
 		if (n >= X86_PMU_MAX_GROUPS - 3)

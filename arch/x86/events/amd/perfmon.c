@@ -38,12 +38,23 @@
 
 static bool amd_perfmon_v2 __ro_after_init;
 
-/* Family 17h and later (Zen) encodings of the generic events */
+/*
+ * Family 17h and later (Zen) encodings of the generic events (AMD's
+ * public event lists): cycles not halted, retired instructions; the L2
+ * cache's requests (every kind) as the cache references and the L2
+ * misses of the instruction and data caches as the cache misses;
+ * retired branches and mispredicted ones; dispatch stalls for an empty
+ * micro-op queue as the front-end stalls. Zen has no bus cycles, no
+ * back-end stall event and no reference cycles.
+ */
 static const u64 amd_zen_events[PERF_COUNT_HW_MAX] = {
 	[PERF_COUNT_HW_CPU_CYCLES]		= 0x0076,
 	[PERF_COUNT_HW_INSTRUCTIONS]		= 0x00c0,
+	[PERF_COUNT_HW_CACHE_REFERENCES]	= 0xff60,
+	[PERF_COUNT_HW_CACHE_MISSES]		= 0x0964,
 	[PERF_COUNT_HW_BRANCH_INSTRUCTIONS]	= 0x00c2,
 	[PERF_COUNT_HW_BRANCH_MISSES]		= 0x00c3,
+	[PERF_COUNT_HW_STALLED_CYCLES_FRONTEND]	= 0x00a9,
 };
 
 static u64 amd_event_map(int hw_event)
@@ -210,12 +221,18 @@ X86_PMU_STR_ATTR(amd_ev_cycles, "cpu-cycles", "event=0x76");
 X86_PMU_STR_ATTR(amd_ev_insns, "instructions", "event=0xc0");
 X86_PMU_STR_ATTR(amd_ev_br, "branch-instructions", "event=0xc2");
 X86_PMU_STR_ATTR(amd_ev_brmiss, "branch-misses", "event=0xc3");
+X86_PMU_STR_ATTR(amd_ev_cref, "cache-references", "event=0x60,umask=0xff");
+X86_PMU_STR_ATTR(amd_ev_cmiss, "cache-misses", "event=0x64,umask=0x09");
+X86_PMU_STR_ATTR(amd_ev_stall_fe, "stalled-cycles-frontend", "event=0xa9");
 
 static struct attribute *amd_event_attrs[] = {
 	&amd_ev_cycles.attr.attr,
 	&amd_ev_insns.attr.attr,
 	&amd_ev_br.attr.attr,
 	&amd_ev_brmiss.attr.attr,
+	&amd_ev_cref.attr.attr,
+	&amd_ev_cmiss.attr.attr,
+	&amd_ev_stall_fe.attr.attr,
 	NULL,
 };
 
@@ -233,6 +250,7 @@ static struct x86_pmu_ops amd_ops __ro_after_init = {
 	.raw_mask	= AMD_RAW_MASK,
 	.format_event	= "config:0-7,32-35",
 	.event_map	= amd_event_map,
+	.cache_events	= &amd_zen_cache_events,
 	.constraint	= amd_constraint,
 	.counter	= amd_counter,
 	.enable		= amd_enable,

@@ -8,7 +8,11 @@
  * x86_pmu_ops for the "cpu" PMU of ../pmu.c.
  *
  * Only architectural events are named (CPUID leaf 0xA says which exist);
- * anything else is a raw event select. Fixed counter i counts one event
+ * anything else is a raw event select. On the models this driver knows
+ * (Skylake) also the generic cache events (cache.c), the extra
+ * registers of the offcore response, load latency and front-end events
+ * (extra.c) and the counter that
+ * INST_RETIRED.PREC_DIST is limited to. Fixed counter i counts one event
  * only: 0 instructions retired, 1 core cycles, 2 reference cycles (the
  * pseudo event select 0x0300, which no general counter can count).
  *
@@ -38,6 +42,10 @@
 #define INTEL_FW_WRITES		BIT_ULL(13)
 #define INTEL_REF_CYCLES	0x0300		/* pseudo event: fixed 2 */
 #define INTEL_MAX_STATUS_LOOPS	16
+/* INST_RETIRED.PREC_DIST counts on general counter 1 only */
+#define INTEL_PREC_DIST		0x01c0
+#define INTEL_EVENT_UMASK	(ARCH_PERFMON_EVENTSEL_EVENT | \
+				 ARCH_PERFMON_EVENTSEL_UMASK)
 
 /* config bits that make an event something a fixed counter cannot count */
 #define INTEL_FIXED_EXCLUDES	(ARCH_PERFMON_EVENTSEL_EDGE |		\
@@ -56,6 +64,8 @@ static DEFINE_PER_CPU(u64, intel_host_only);
 static DEFINE_PER_CPU(struct perf_guest_switch_msr, intel_guest_msrs);
 static DEFINE_PER_CPU(u64, intel_fixed_ctrl);
 static bool intel_fw_writes __read_mostly;
+/* a model whose event list this driver has (Skylake) */
+static bool intel_skl __ro_after_init;
 static char intel_pmu_name[24] __ro_after_init;
 
 /*
@@ -124,6 +134,8 @@ static u64 intel_constraint(struct perf_event *event, u64 config)
 	}
 	if (sel == INTEL_REF_CYCLES)
 		gp = 0;
+	if (intel_skl && (config & INTEL_EVENT_UMASK) == INTEL_PREC_DIST)
+		gp &= BIT_ULL(1);
 	if (fixed >= 0 && fixed < x86_pmu_hw.num_counters_fixed)
 		gp |= BIT_ULL(X86_PMU_FIXED(fixed));
 	return gp;
@@ -205,6 +217,8 @@ static void intel_fixed_ctrl_set(int i, u64 config)
 		bits |= INTEL_FIXED_0_USER;
 	if (config & ARCH_PERFMON_EVENTSEL_INT)
 		bits |= INTEL_FIXED_0_ENABLE_PMI;
+	if (config & ARCH_PERFMON_EVENTSEL_ANY)
+		bits |= INTEL_FIXED_0_ANYTHREAD;
 
 	old = this_cpu_read(intel_fixed_ctrl);
 	ctrl = old & ~(0xfULL << (i * INTEL_FIXED_BITS_STRIDE));
@@ -219,12 +233,15 @@ static void intel_enable(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 
-	if (hwc->idx >= INTEL_PMC_IDX_FIXED)
+	if (hwc->idx >= INTEL_PMC_IDX_FIXED) {
 		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED,
 				     hwc->config);
-	else
+	} else {
+		if (intel_skl)
+			intel_extra_enable(event);
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + hwc->idx,
 		       hwc->config | ARCH_PERFMON_EVENTSEL_ENABLE);
+	}
 	intel_global_ctrl_set(event, true);
 }
 
@@ -237,6 +254,31 @@ static void intel_disable(struct perf_event *event)
 		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED, 0);
 	else
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + hwc->idx, hwc->config);
+}
+
+/*
+ * The vendor checks of a new event (pmu.c dropped the raw bits outside
+ * X86_RAW_EVENT_MASK): AnyThread, which counts the other hardware
+ * thread of the core too and so needs the right to watch every CPU,
+ * exists from version 3; the events with an extra register take its
+ * value from config1.
+ */
+static int intel_hw_config(struct perf_event *event, u64 *config, u64 config1)
+{
+	int err;
+
+	if (event->attr.type == PERF_TYPE_RAW &&
+	    (event->attr.config & ARCH_PERFMON_EVENTSEL_ANY)) {
+		if (x86_pmu_hw.version < 3)
+			return -EINVAL;
+		err = perf_allow_cpu();
+		if (err)
+			return err;
+		*config |= ARCH_PERFMON_EVENTSEL_ANY;
+	}
+	if (intel_skl)
+		return intel_extra_config(event, *config, config1);
+	return 0;
 }
 
 static u64 intel_counter_bits(void)
@@ -306,7 +348,26 @@ X86_PMU_STR_ATTR(intel_ev_br, "branch-instructions", "event=0xc4");
 X86_PMU_STR_ATTR(intel_ev_brmiss, "branch-misses", "event=0xc5");
 X86_PMU_STR_ATTR(intel_ev_ref, "ref-cycles", "event=0x00,umask=0x03");
 
-/* in intel_arch_events[] order, then ref-cycles */
+/*
+ * The events of the top-down method (Intel's optimization manual,
+ * "Top-down Microarchitecture Analysis") on a core with 4 issue slots a
+ * cycle, as perf's topdown metrics use them.
+ */
+X86_PMU_STR_ATTR(intel_ev_td_total, "topdown-total-slots",
+		 "event=0x3c,umask=0x0");
+X86_PMU_STR_ATTR(intel_ev_td_total_scale, "topdown-total-slots.scale", "4");
+X86_PMU_STR_ATTR(intel_ev_td_issued, "topdown-slots-issued",
+		 "event=0xe,umask=0x1");
+X86_PMU_STR_ATTR(intel_ev_td_retired, "topdown-slots-retired",
+		 "event=0xc2,umask=0x2");
+X86_PMU_STR_ATTR(intel_ev_td_fetch, "topdown-fetch-bubbles",
+		 "event=0x9c,umask=0x1");
+X86_PMU_STR_ATTR(intel_ev_td_recovery, "topdown-recovery-bubbles",
+		 "event=0xd,umask=0x1,cmask=1");
+X86_PMU_STR_ATTR(intel_ev_td_recovery_scale, "topdown-recovery-bubbles.scale",
+		 "4");
+
+/* in intel_arch_events[] order, then ref-cycles, then the top-down ones */
 static struct attribute *intel_event_attrs[] = {
 	&intel_ev_cycles.attr.attr,
 	&intel_ev_insns.attr.attr,
@@ -316,6 +377,13 @@ static struct attribute *intel_event_attrs[] = {
 	&intel_ev_br.attr.attr,
 	&intel_ev_brmiss.attr.attr,
 	&intel_ev_ref.attr.attr,
+	&intel_ev_td_total.attr.attr,
+	&intel_ev_td_total_scale.attr.attr,
+	&intel_ev_td_issued.attr.attr,
+	&intel_ev_td_retired.attr.attr,
+	&intel_ev_td_fetch.attr.attr,
+	&intel_ev_td_recovery.attr.attr,
+	&intel_ev_td_recovery_scale.attr.attr,
 	NULL,
 };
 
@@ -323,6 +391,8 @@ static struct attribute *intel_event_attrs[] = {
 static umode_t intel_event_visible(struct kobject *kobj, struct attribute *attr,
 				   int i)
 {
+	if (i > ARRAY_SIZE(intel_arch_events))
+		return intel_skl ? attr->mode : 0;
 	if (i == ARRAY_SIZE(intel_arch_events))
 		return intel_event_map(PERF_COUNT_HW_REF_CPU_CYCLES) ?
 		       attr->mode : 0;
@@ -335,6 +405,32 @@ static const struct attribute_group intel_events_group = {
 	.is_visible	= intel_event_visible,
 };
 
+/* format/ beyond the event select fields that pmu.c has */
+X86_PMU_STR_ATTR(intel_format_pc, "pc", "config:19");
+X86_PMU_STR_ATTR(intel_format_any, "any", "config:21");
+X86_PMU_STR_ATTR(intel_format_offcore_rsp, "offcore_rsp", "config1:0-63");
+X86_PMU_STR_ATTR(intel_format_ldlat, "ldlat", "config1:0-15");
+X86_PMU_STR_ATTR(intel_format_frontend, "frontend", "config1:0-23");
+
+static struct attribute *intel_format_attrs[] = {
+	&intel_format_pc.attr.attr,
+	&intel_format_any.attr.attr,
+	&intel_format_offcore_rsp.attr.attr,
+	&intel_format_ldlat.attr.attr,
+	&intel_format_frontend.attr.attr,
+	NULL,
+};
+
+static umode_t intel_format_visible(struct kobject *kobj,
+				    struct attribute *attr, int i)
+{
+	if (attr == &intel_format_any.attr.attr)
+		return x86_pmu_hw.version >= 3 ? attr->mode : 0;
+	if (attr == &intel_format_pc.attr.attr)
+		return attr->mode;
+	return intel_skl ? attr->mode : 0;
+}
+
 static const struct attribute_group *intel_attr_groups[] = {
 	&intel_events_group,
 	NULL,
@@ -345,6 +441,9 @@ static struct x86_pmu_ops intel_ops __ro_after_init = {
 	.raw_mask	= X86_RAW_EVENT_MASK,
 	.format_event	= "config:0-7",
 	.event_map	= intel_event_map,
+	.hw_config	= intel_hw_config,
+	.format_attrs	= intel_format_attrs,
+	.format_visible	= intel_format_visible,
 	.constraint	= intel_constraint,
 	.counter	= intel_counter,
 	.enable		= intel_enable,
@@ -385,6 +484,12 @@ int __init intel_pmu_init(void)
 	id = x86_match_cpu(intel_pmu_names);
 	if (id) {
 		strscpy(intel_pmu_name, (const char *)id->driver_data);
+		intel_skl = true;
+		intel_ops.cache_events = &intel_skl_cache_events;
+		intel_ops.cache_extra = &intel_skl_cache_extra;
+		intel_ops.extra_claim = intel_extra_claim;
+		intel_ops.extra_put = intel_extra_put;
+		intel_extra_init();
 		/* the Skylake LBRs: 32 deep, LIP + LBR_INFO */
 		if ((caps & INTEL_LBR_FORMAT) == INTEL_LBR_FORMAT_INFO)
 			intel_ops.lbr = &intel_lbr_skylake;

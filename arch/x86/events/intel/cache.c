@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The generic cache events (PERF_TYPE_HW_CACHE) on Skylake cores, from
+ * Intel's public Skylake event list (tools/perf/pmu-events/arch/x86/
+ * skylake, skylakex): which event counts each (cache, op, result).
+ *
+ * Accesses to the L1 data cache and the data TLB are the retired loads
+ * and stores; the misses are the L1 replacements and the completed page
+ * walks. The last level cache and the memory node have no core event:
+ * they are offcore response events (0x01b7) whose register value is in
+ * intel_skl_cache_extra. The branch unit is the retired branches and
+ * mispredictions. What the core cannot count is 0 (ENOENT), what makes
+ * no sense (writing instructions) X86_CACHE_INVALID.
+ */
+
+#include "../perf_event.h"
+
+#define C(x)		PERF_COUNT_HW_CACHE_##x
+#define OP_(x)		PERF_COUNT_HW_CACHE_OP_##x
+#define RES_(x)		PERF_COUNT_HW_CACHE_RESULT_##x
+
+/* MEM_INST_RETIRED.ALL_LOADS / ALL_STORES */
+#define SKL_LOADS		0x81d0
+#define SKL_STORES		0x82d0
+/* L1D.REPLACEMENT */
+#define SKL_L1D_REPL		0x0151
+/* ICACHE_64B.IFTAG_MISS */
+#define SKL_ICACHE_MISS		0x0283
+/* DTLB_LOAD_MISSES / DTLB_STORE_MISSES .WALK_COMPLETED */
+#define SKL_DTLB_LOAD_WALK	0x0e08
+#define SKL_DTLB_STORE_WALK	0x0e49
+/* ITLB_MISSES.STLB_HIT and .WALK_COMPLETED */
+#define SKL_ITLB_STLB_HIT	0x2085
+#define SKL_ITLB_WALK		0x0e85
+/* BR_INST_RETIRED.ALL_BRANCHES, BR_MISP_RETIRED.ALL_BRANCHES */
+#define SKL_BRANCHES		0x00c4
+#define SKL_BRANCH_MISSES	0x00c5
+/* OFFCORE_RESPONSE_0 */
+#define SKL_OFFCORE		0x01b7
+
+#define INVALID			X86_CACHE_INVALID
+
+const x86_cache_table_t intel_skl_cache_events = {
+	[C(L1D)] = {
+		[OP_(READ)]	= { SKL_LOADS,		SKL_L1D_REPL },
+		[OP_(WRITE)]	= { SKL_STORES,		0 },
+		[OP_(PREFETCH)]	= { 0,			0 },
+	},
+	[C(L1I)] = {
+		[OP_(READ)]	= { 0,			SKL_ICACHE_MISS },
+		[OP_(WRITE)]	= { INVALID,		INVALID },
+		[OP_(PREFETCH)]	= { 0,			0 },
+	},
+	[C(LL)] = {
+		[OP_(READ)]	= { SKL_OFFCORE,	SKL_OFFCORE },
+		[OP_(WRITE)]	= { SKL_OFFCORE,	SKL_OFFCORE },
+		[OP_(PREFETCH)]	= { 0,			0 },
+	},
+	[C(DTLB)] = {
+		[OP_(READ)]	= { SKL_LOADS,		SKL_DTLB_LOAD_WALK },
+		[OP_(WRITE)]	= { SKL_STORES,		SKL_DTLB_STORE_WALK },
+		[OP_(PREFETCH)]	= { 0,			0 },
+	},
+	[C(ITLB)] = {
+		[OP_(READ)]	= { SKL_ITLB_STLB_HIT,	SKL_ITLB_WALK },
+		[OP_(WRITE)]	= { INVALID,		INVALID },
+		[OP_(PREFETCH)]	= { INVALID,		INVALID },
+	},
+	[C(BPU)] = {
+		[OP_(READ)]	= { SKL_BRANCHES,	SKL_BRANCH_MISSES },
+		[OP_(WRITE)]	= { INVALID,		INVALID },
+		[OP_(PREFETCH)]	= { INVALID,		INVALID },
+	},
+	[C(NODE)] = {
+		[OP_(READ)]	= { SKL_OFFCORE,	SKL_OFFCORE },
+		[OP_(WRITE)]	= { SKL_OFFCORE,	SKL_OFFCORE },
+		[OP_(PREFETCH)]	= { 0,			0 },
+	},
+};
+
+/*
+ * MSR_OFFCORE_RSP_x values (the public list's MSRValue): request type in
+ * bits 15:0, supplier in 29:16, snoop response in 37:30.
+ */
+#define RSP_DEMAND_DATA_RD	0x0000000001ULL
+#define RSP_DEMAND_RFO		0x0000000002ULL
+#define RSP_ANY_RESPONSE	0x0000010000ULL
+/* .L3_MISS.ANY_SNOOP */
+#define RSP_L3_MISS		0x3fbc000000ULL
+/* .L3_MISS.SNOOP_MISS_OR_NO_FWD: from any DRAM */
+#define RSP_DRAM		0x063fc00000ULL
+/* .L3_MISS_REMOTE_DRAM.SNOOP_MISS_OR_NO_FWD: another node's DRAM */
+#define RSP_REMOTE_DRAM		0x063b800000ULL
+
+const x86_cache_table_t intel_skl_cache_extra = {
+	[C(LL)] = {
+		[OP_(READ)]	= { RSP_DEMAND_DATA_RD | RSP_ANY_RESPONSE,
+				    RSP_DEMAND_DATA_RD | RSP_L3_MISS },
+		[OP_(WRITE)]	= { RSP_DEMAND_RFO | RSP_ANY_RESPONSE,
+				    RSP_DEMAND_RFO | RSP_L3_MISS },
+	},
+	[C(NODE)] = {
+		[OP_(READ)]	= { RSP_DEMAND_DATA_RD | RSP_DRAM,
+				    RSP_DEMAND_DATA_RD | RSP_REMOTE_DRAM },
+		[OP_(WRITE)]	= { RSP_DEMAND_RFO | RSP_DRAM,
+				    RSP_DEMAND_RFO | RSP_REMOTE_DRAM },
+	},
+};

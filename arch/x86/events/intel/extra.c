@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The extra registers of Skylake events (Intel SDM vol. 3): an event
+ * whose config1 the hardware takes from an MSR rather than from its
+ * event select.
+ *
+ * - offcore response (event 0xb7 or 0xbb, umask 0x01): the requests and
+ *   responses that MSR_OFFCORE_RSP_0 or _1 select; also the cache
+ *   table's LL and NODE entries;
+ * - load latency (0x01cd, "ldlat"): MSR_PEBS_LD_LAT_THRESHOLD;
+ * - front-end retired (0x01c6, "frontend"): MSR_PEBS_FRONTEND.
+ *
+ * The registers belong to the core, not to one of its hardware
+ * threads: every event counting on the core's threads at the same time
+ * must want the value its register holds. An offcore event whose
+ * register holds another value takes the other offcore register if
+ * that one is free or holds its value, and its event select changes to
+ * match (0xb7 <-> 0xbb); if neither, it cannot be added now (and a
+ * group needing three offcore values never fits).
+ *
+ * A hypervisor may not give a guest the registers: at boot each is
+ * written and read back, and one that does not keep its value makes the
+ * events that need it fail with ENXIO, as on the stock kernel. A value
+ * with bits the register does not implement is EINVAL, checked first.
+ */
+
+#include <linux/bitops.h>
+#include <linux/cpumask.h>
+#include <linux/init.h>
+#include <linux/percpu.h>
+#include <linux/spinlock.h>
+#include <linux/topology.h>
+
+#include <asm/msr.h>
+#include <asm/perf_event.h>
+
+#include "../perf_event.h"
+
+#define EXTRA_SEL_MASK		(ARCH_PERFMON_EVENTSEL_EVENT | \
+				 ARCH_PERFMON_EVENTSEL_UMASK)
+/* the two offcore response registers: indices 0 and 1, interchangeable */
+#define EXTRA_RSP_0		0
+#define EXTRA_RSP_1		1
+
+/**
+ * struct intel_extra - an event that takes an extra register
+ * @event: its event select and unit mask
+ * @msr: the register
+ * @valid: the bits of the register that Skylake implements
+ * @usable: the register keeps what is written to it (probed at boot)
+ */
+struct intel_extra {
+	u64	event;
+	u32	msr;
+	u64	valid;
+	bool	usable;
+};
+
+/* in the order of their index in struct x86_extra_regs */
+static struct intel_extra intel_skl_extra[X86_EXTRA_MAX] __ro_after_init = {
+	[EXTRA_RSP_0]	= { 0x01b7, MSR_OFFCORE_RSP_0, 0x3fffff8fffULL },
+	[EXTRA_RSP_1]	= { 0x01bb, MSR_OFFCORE_RSP_1, 0x3fffff8fffULL },
+	[2]		= { 0x01cd, MSR_PEBS_LD_LAT_THRESHOLD, 0xffffULL },
+	[3]		= { 0x01c6, MSR_PEBS_FRONTEND, 0x7fff17ULL },
+};
+
+static bool intel_extra_on __ro_after_init;
+
+/*
+ * The registers of a core, kept by the first online CPU of its threads;
+ * an event remembers that CPU in hw.last_cpu, so it gives back its claim
+ * where it took it. Known gap: when that CPU goes offline while its
+ * sibling counts with a register, the sibling's later claims go to its
+ * own (empty) set until those events are gone, and could program another
+ * value; the stock kernel shares one allocation.
+ */
+struct extra_core {
+	raw_spinlock_t		lock;
+	struct x86_extra_regs	regs;
+};
+
+static DEFINE_PER_CPU(struct extra_core, extra_core);
+
+/* the extra register the event select of @config counts with, or -1 */
+static int extra_reg(u64 config)
+{
+	int i;
+
+	if (!intel_extra_on)
+		return -1;
+	for (i = 0; i < X86_EXTRA_MAX; i++)
+		if ((config & EXTRA_SEL_MASK) == intel_skl_extra[i].event)
+			return i;
+	return -1;
+}
+
+/* the register at @msr keeps a value (one of the @valid bits) written */
+static bool __init extra_probe(u32 msr, u64 valid)
+{
+	u64 old, val, bit = valid & -valid;
+
+	if (rdmsrl_safe(msr, &old))
+		return false;
+	if (wrmsrl_safe(msr, old ^ bit))
+		return false;
+	if (rdmsrl_safe(msr, &val))
+		val = old;
+	wrmsrl_safe(msr, old);
+	return val == (old ^ bit);
+}
+
+/**
+ * intel_extra_init - the extra registers of this (Skylake) CPU
+ *
+ * Probes each register (on the boot CPU: every core has the same) and
+ * makes the events that use them known to intel_extra_config().
+ */
+void __init intel_extra_init(void)
+{
+	int cpu, i;
+
+	for_each_possible_cpu(cpu)
+		raw_spin_lock_init(&per_cpu(extra_core, cpu).lock);
+	for (i = 0; i < X86_EXTRA_MAX; i++)
+		intel_skl_extra[i].usable = extra_probe(intel_skl_extra[i].msr,
+							intel_skl_extra[i].valid);
+	intel_extra_on = true;
+}
+
+/**
+ * intel_extra_config - check the extra register value of a new event
+ * @event: the event being initialised
+ * @config: its event select (masked raw config, or from a table)
+ * @config1: the value it wants in the register
+ *
+ * Events without extra register ignore config1.
+ *
+ * Return: 0; -EINVAL for a value with bits the register lacks, -ENXIO
+ * when the register cannot be used.
+ */
+int intel_extra_config(struct perf_event *event, u64 config, u64 config1)
+{
+	int reg = extra_reg(config);
+
+	if (reg < 0)
+		return 0;
+	if (config1 & ~intel_skl_extra[reg].valid)
+		return -EINVAL;
+	if (!intel_skl_extra[reg].usable)
+		return -ENXIO;
+	event->hw.extra_reg_config = config1;
+	return 0;
+}
+
+/*
+ * The register @event can use in @regs: its own, else for an offcore
+ * event the other offcore one; -1 if none.
+ */
+static int extra_pick(struct perf_event *event, struct x86_extra_regs *regs,
+		      int reg)
+{
+	u64 val = event->hw.extra_reg_config;
+	int tries = reg <= EXTRA_RSP_1 ? 2 : 1, i, r;
+
+	for (i = 0; i < tries; i++) {
+		r = reg ^ i;
+		if (!regs->ref[r] || regs->val[r] == val)
+			return r;
+	}
+	return -1;
+}
+
+/* the CPU that keeps this core's registers */
+static int extra_owner(void)
+{
+	int cpu = cpumask_first(topology_sibling_cpumask(smp_processor_id()));
+
+	return cpu < nr_cpu_ids ? cpu : smp_processor_id();
+}
+
+/**
+ * intel_extra_claim - take the extra register @event needs
+ * @event: an event of the "cpu" PMU, maybe one without
+ * @regs: a trial set (group validation), or NULL for this core's
+ *
+ * On this core's registers the event's select follows the register it
+ * got. Called with IRQs off for this core.
+ *
+ * Return: 0, or -EAGAIN when both registers hold other values.
+ */
+int intel_extra_claim(struct perf_event *event, struct x86_extra_regs *regs)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	struct extra_core *core;
+	int reg = extra_reg(hwc->config);
+
+	if (reg < 0)
+		return 0;
+	if (regs) {
+		reg = extra_pick(event, regs, reg);
+		if (reg < 0)
+			return -EAGAIN;
+		regs->val[reg] = hwc->extra_reg_config;
+		regs->ref[reg]++;
+		return 0;
+	}
+
+	hwc->last_cpu = extra_owner();
+	core = per_cpu_ptr(&extra_core, hwc->last_cpu);
+	raw_spin_lock(&core->lock);
+	reg = extra_pick(event, &core->regs, reg);
+	if (reg >= 0) {
+		core->regs.val[reg] = hwc->extra_reg_config;
+		core->regs.ref[reg]++;
+	}
+	raw_spin_unlock(&core->lock);
+	if (reg < 0)
+		return -EAGAIN;
+	/* an offcore event counts with the register it got */
+	hwc->config &= ~EXTRA_SEL_MASK;
+	hwc->config |= intel_skl_extra[reg].event;
+	return 0;
+}
+
+/**
+ * intel_extra_put - give back the register intel_extra_claim() took
+ * @event: the event leaving this CPU's counters
+ */
+void intel_extra_put(struct perf_event *event)
+{
+	struct extra_core *core;
+	int reg = extra_reg(event->hw.config);
+
+	if (reg < 0)
+		return;
+	core = per_cpu_ptr(&extra_core, event->hw.last_cpu);
+	raw_spin_lock(&core->lock);
+	if (!WARN_ON_ONCE(!core->regs.ref[reg]))
+		core->regs.ref[reg]--;
+	raw_spin_unlock(&core->lock);
+}
+
+/**
+ * intel_extra_enable - program the register of @event before it counts
+ * @event: the event being started on this CPU
+ *
+ * The other thread of the core may count with the same value already:
+ * writing it again changes nothing.
+ */
+void intel_extra_enable(struct perf_event *event)
+{
+	int reg = extra_reg(event->hw.config);
+
+	if (reg < 0)
+		return;
+	wrmsrl(intel_skl_extra[reg].msr, event->hw.extra_reg_config);
+}
