@@ -365,16 +365,17 @@ TEST_F_TIMEOUT(tool, stat_system_wide, TMO)
 	EXPECT_EQ(0, count_lines(self->out, "not counted"));
 }
 
-/* perf top --stdio without a terminal, stopped with SIGINT after 20 s */
+/* perf top --stdio without a terminal, stopped with SIGINT after 30 s */
 TEST_F_TIMEOUT(tool, top_stdio, TMO)
 {
+	int quiet[2];
 	pid_t busy;
 
 	if (!pt_can_count_kernel())
 		SKIP(return, "perf top (system wide) needs root");
 	/*
 	 * With one vCPU under a loaded TCG host, perf top's start-up (proc
-	 * synthesis, kallsyms) can outlast the 20 s run on any kernel; the
+	 * synthesis, kallsyms) can outlast the 30 s run on any kernel; the
 	 * smp2 boot checks it.
 	 */
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
@@ -382,16 +383,21 @@ TEST_F_TIMEOUT(tool, top_stdio, TMO)
 	busy = fork();
 	ASSERT_LE(0, busy);
 	if (busy == 0) {
-		execl(exe, "perf_tool", "--busy", "30000", NULL);
+		execl(exe, "perf_tool", "--busy", "40000", NULL);
 		_exit(127);
 	}
 	/*
-	 * stdin a pipe that stays silent: on /dev/null perf top's key
-	 * reader sees EOF, redraws its key menu in a loop and starves the
-	 * sample reader on one CPU.
+	 * stdin a pipe that stays silent and never ends (this process holds
+	 * its write end): on EOF perf top's key reader redraws its key menu
+	 * in a loop and starves the sample reader on one CPU. A "sleep |"
+	 * pipe could end first when the host is slow to start perf top.
 	 */
-	sh(&self->out, "sh -c 'sleep 22 | timeout -s INT 20 " PERF
-	   " top --stdio -e cpu-clock -d 5 -E 5 --comms perf_tool'");
+	ASSERT_EQ(0, pipe(quiet));
+	sh(&self->out, "sh -c 'timeout -s INT 30 " PERF
+	   " top --stdio -e cpu-clock -d 5 -E 5 --comms perf_tool <&%d'",
+	   quiet[0]);
+	close(quiet[0]);
+	close(quiet[1]);
 	kill(busy, SIGKILL);
 	waitpid(busy, NULL, 0);
 	EXPECT_LE(1, count_lines(self->out, "PerfTop:")) TH_LOG("%.3000s", self->out);
