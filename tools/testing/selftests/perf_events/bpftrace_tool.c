@@ -22,6 +22,7 @@
  */
 #pragma GCC optimize("no-omit-frame-pointer", "no-optimize-sibling-calls")
 #include "perf_test.h"
+#include "tool_sh.h"
 #include <stdarg.h>
 #include <sys/stat.h>
 
@@ -34,7 +35,6 @@
 #define RUN_LIMIT	"timeout -s KILL 300 "
 
 static char exe[512];
-static char tmpdir[256];
 
 /* The semaphore of SDT probe bpftrace_tool:tick (in section .probes). */
 unsigned short bpftrace_tool_tick_semaphore __attribute__((section(".probes")));
@@ -113,50 +113,6 @@ static int workload(char **argv)
 	}
 	fflush(stdout);
 	return 0;
-}
-
-/*
- * Run a shell command line (printf format), stdout and stderr into 'out'
- * (malloc'ed, NUL-terminated). Returns the exit status, or -1.
- */
-static int sh(char **out, const char *fmt, ...)
-{
-	char cmd[4096], path[300];
-	va_list ap;
-	int status, fd;
-	ssize_t n, len = 0, cap = 65536;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd) - 64, fmt, ap);
-	va_end(ap);
-	snprintf(path, sizeof(path), "%s/out.txt", tmpdir);
-	strcat(cmd, " >");
-	strcat(cmd, path);
-	strcat(cmd, " 2>&1 </dev/null");
-	status = system(cmd);
-	*out = malloc(cap);
-	if (!*out)
-		return -1;
-	(*out)[0] = 0;
-	fd = open(path, O_RDONLY);
-	if (fd >= 0) {
-		while ((n = read(fd, *out + len, cap - 1 - len)) > 0) {
-			len += n;
-			if (len == cap - 1) {
-				char *bigger = realloc(*out, cap * 2);
-
-				if (!bigger)
-					break;
-				*out = bigger;
-				cap *= 2;
-			}
-		}
-		close(fd);
-		(*out)[len] = 0;
-	}
-	if (status == -1 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
 }
 
 /* Lines of s that are exactly 'line'. */
@@ -380,8 +336,8 @@ int main(int argc, char **argv)
 	if (n <= 0)
 		return 1;
 	exe[n] = 0;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/bpftrace_tool.%d", getpid());
-	mkdir(tmpdir, 0777);
+	snprintf(tool_tmpdir, sizeof(tool_tmpdir), "/tmp/bpftrace_tool.%d", getpid());
+	mkdir(tool_tmpdir, 0777);
 	n = test_harness_run(argc, argv);
 	if (system("rm -rf /tmp/bpftrace_tool.[0-9]*") < 0)
 		n = n ? n : 1;

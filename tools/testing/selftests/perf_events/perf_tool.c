@@ -15,6 +15,7 @@
  */
 #pragma GCC optimize("no-omit-frame-pointer", "no-optimize-sibling-calls")
 #include "perf_test.h"
+#include "tool_sh.h"
 #include <stdarg.h>
 #include <sys/stat.h>
 
@@ -22,7 +23,6 @@
 #define TMO		600
 
 static char exe[512];
-static char tmpdir[256];
 
 static __attribute__((noipa)) unsigned long busy_loop_fn(unsigned long n)
 {
@@ -75,66 +75,6 @@ static int workload(int argc, char **argv)
 	return 0;
 }
 
-/*
- * Run a shell command line (printf format), stdout and stderr into 'out'
- * (malloc'ed, NUL-terminated). Returns the exit status, or -1.
- */
-static int sh(char **out, const char *fmt, ...)
-{
-	char cmd[2048], path[300];
-	va_list ap;
-	int status, fd;
-	ssize_t n, len = 0, cap = 65536;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd) - 64, fmt, ap);
-	va_end(ap);
-	snprintf(path, sizeof(path), "%s/out.txt", tmpdir);
-	strcat(cmd, " >");
-	strcat(cmd, path);
-	strcat(cmd, " 2>&1 </dev/null");
-	status = system(cmd);
-	*out = malloc(cap);
-	if (!*out)
-		return -1;
-	(*out)[0] = 0;
-	fd = open(path, O_RDONLY);
-	if (fd >= 0) {
-		while ((n = read(fd, *out + len, cap - 1 - len)) > 0) {
-			len += n;
-			if (len == cap - 1) {
-				char *bigger = realloc(*out, cap * 2);
-
-				if (!bigger)
-					break;
-				*out = bigger;
-				cap *= 2;
-			}
-		}
-		close(fd);
-		(*out)[len] = 0;
-	}
-	if (status == -1 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-/* Lines of s that contain needle. */
-static int count_lines(const char *s, const char *needle)
-{
-	int n = 0;
-
-	while (s && *s) {
-		const char *e = strchr(s, '\n');
-		size_t len = e ? (size_t)(e - s) : strlen(s);
-
-		if (memmem(s, len, needle, strlen(needle)))
-			n++;
-		s = e ? e + 1 : NULL;
-	}
-	return n;
-}
-
 /* The first line of `perf report` that is not a comment or empty. */
 static void first_report_line(const char *s, char *line, size_t size)
 {
@@ -167,7 +107,7 @@ FIXTURE_SETUP(tool)
 	self->out = NULL;
 	if (access(PERF, X_OK))
 		SKIP(return, "no %s", PERF);
-	snprintf(self->data, sizeof(self->data), "%s/perf.data", tmpdir);
+	snprintf(self->data, sizeof(self->data), "%s/perf.data", tool_tmpdir);
 }
 
 FIXTURE_TEARDOWN(tool)
@@ -414,8 +354,8 @@ int main(int argc, char **argv)
 	if (n <= 0)
 		return 1;
 	exe[n] = 0;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/perf_tool.%d", getpid());
-	mkdir(tmpdir, 0777);
+	snprintf(tool_tmpdir, sizeof(tool_tmpdir), "/tmp/perf_tool.%d", getpid());
+	mkdir(tool_tmpdir, 0777);
 	n = test_harness_run(argc, argv);
 	if (system("rm -rf /tmp/perf_tool.[0-9]*") < 0)
 		n = n ? n : 1;
