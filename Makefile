@@ -36,6 +36,10 @@ PMU_IN_TEST      ?= 1
 PMU_TEST_REPEAT  ?= 0
 # model tests our drivers cannot pass yet (no branch stacks)
 PMU_SKIP_OURS    ?=
+# make test reuses the model's results on the stock lean kernel when none
+# of their inputs changed (scripts/pmu-stock-cache.sh; PMU_STOCK_CACHE=0:
+# always boot it)
+PMU_STOCK_HIT     = $(if $(filter stock-bench,$(PMU_KERNEL)),$(shell $(S)/pmu-stock-cache.sh hit))
 
 # Debian's own kernel config (package linux-config-6.12): make distro
 # builds it; make test checks that ours has its perf-touching options
@@ -181,7 +185,7 @@ test-build: kernel testmods initramfs
 test: deps
 	-@$(MAKE) --no-print-directory kernel
 ifeq ($(PMU_IN_TEST),1)
-	-@nice -n 19 $(MAKE) --no-print-directory pmu-qemu $(PMU_KERNEL)
+	-@nice -n 19 $(MAKE) --no-print-directory pmu-qemu $(if $(PMU_STOCK_HIT),,$(PMU_KERNEL))
 endif
 	@$(TLOCK) $(MAKE) --no-print-directory _test
 
@@ -256,8 +260,14 @@ _pmu-test: runas
 # model or its kernel did not build)
 _pmu-result: runas
 	@rm -f $(B)/logs/pmu.result; mkdir -p $(B)/logs
+ifneq ($(PMU_STOCK_HIT),)
+	@$(S)/pmu-stock-cache.sh get $(B)/logs/pmu.result
+	@echo "  PMU     $(PMU_KERNEL): the model's results on it are cached ($$(grep -c '^PASS' $(B)/logs/pmu.result) passed; key $$($(S)/pmu-stock-cache.sh key))"
+else
 	-@PMU_REPEAT=$(PMU_TEST_REPEAT) $(PMU_DIR)/run-tests.sh $(PMU_KOBJ)/$(BZ) $(B)/logs/pmu.result | \
 		grep -v -E '^[0-9]+ passed, [0-9]+ failed$$'
+	@[ "$(PMU_KERNEL)" != stock-bench ] || $(S)/pmu-stock-cache.sh put $(B)/logs/pmu.result
+endif
 	@[ -s $(B)/logs/pmu.result ] || \
 		echo "FAIL pmu-model: no results (QEMU or $(PMU_KERNEL) build failed?)" \
 			> $(B)/logs/pmu.result

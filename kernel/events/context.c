@@ -204,6 +204,21 @@ int perf_ctx_call(struct perf_event_context *ctx, perf_ctx_fn fn, void *info)
 
 	for (;;) {
 		raw_spin_lock_irq(&ctx->lock);
+		/*
+		 * Live on this CPU (the common case: a task reading or
+		 * enabling its own events): with ctx->lock held and IRQs
+		 * off it cannot be switched out, so run @fn right here
+		 * rather than through a self-IPI that would take the lock
+		 * again.
+		 */
+		if (ctx->task == current && !ctx->dead && !ctx->is_active)
+			perf_ctx_activate_here(ctx);
+		if (ctx->is_active &&
+		    ctx->active_cpu == raw_smp_processor_id()) {
+			rc.ret = fn(ctx, info);
+			raw_spin_unlock_irq(&ctx->lock);
+			return rc.ret;
+		}
 		if (ctx->is_active) {
 			cpu = ctx->active_cpu;
 		} else if (ctx->task && !ctx->dead && task_curr(ctx->task)) {

@@ -23,7 +23,8 @@
  * if any metric failed.  -s scales every iteration count (default 1.0),
  * -l lists the metrics.
  *
- * Only software events are used: there is no hardware PMU under QEMU TCG.
+ * Most metrics use software events; pmi_sample, read_hw_1, rdpmc_self and
+ * ctxsw_mux_24 need a hardware PMU (the TCG PMU model) and fail without one.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -570,6 +571,300 @@ static int b_pmi(const struct metric *m, long iters, double *ns)
 	return sampler_close(&sp, 0);
 }
 
+/* ---- hardware counters: read(), rdpmc, multiplexing -------------------- */
+
+/* An enabled instructions:u counter on the caller, its first page mapped */
+static int hw_open_mapped(struct sampler *sp, uint64_t read_format)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.read_format = read_format;
+	if (sampler_open(sp, &a, 0, "instructions:u (no hardware PMU?)"))
+		return -1;
+	if (ioctl(sp->fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		munmap(sp->pg, sp->len);
+		close(sp->fd);
+		return fail("ioctl ENABLE: %s", strerror(errno));
+	}
+	return 0;
+}
+
+static inline uint64_t rdpmc(uint32_t counter)
+{
+	uint32_t lo, hi;
+
+	asm volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
+	return lo | (uint64_t)hi << 32;
+}
+
+/*
+ * A self-read through the control page, as perf_event_open(2) gives it:
+ * the lock sequence around index/offset/pmc_width and the time fields,
+ * rdpmc of the counter, and the times scaled from the TSC. Returns the
+ * count; 0 and *ok = 0 when the page says rdpmc may not be used.
+ */
+static uint64_t self_read(volatile struct perf_event_mmap_page *pc,
+			  uint64_t *enabled, uint64_t *running, int *ok)
+{
+	uint64_t count, ena, run, cyc, delta, quot, rem;
+	uint32_t seq, idx, width, shift, mult;
+	uint64_t offset;
+
+	do {
+		seq = pc->lock;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		ena = pc->time_enabled;
+		run = pc->time_running;
+		idx = pc->index;
+		offset = pc->offset;
+		count = offset;
+		*ok = pc->cap_user_rdpmc && idx;
+		if (*ok) {
+			width = pc->pmc_width;
+			count += (int64_t)(rdpmc(idx - 1) << (64 - width)) >>
+				 (64 - width);
+		}
+		if (pc->cap_user_time && ena != run) {
+			shift = pc->time_shift;
+			mult = pc->time_mult;
+			cyc = __builtin_ia32_rdtsc();
+			quot = cyc >> shift;
+			rem = cyc & (((uint64_t)1 << shift) - 1);
+			delta = pc->time_offset + quot * mult +
+				((rem * mult) >> shift);
+			ena += delta;
+			if (idx)
+				run += delta;
+		}
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	} while (pc->lock != seq);
+	*enabled = ena;
+	*running = run;
+	return count;
+}
+
+/*
+ * read() of an enabled hardware counter (instructions:u, with its times:
+ * 24 bytes), the path rdpmc_self is the alternative to.
+ */
+static int b_read_hw(const struct metric *m, long iters, double *ns)
+{
+	uint64_t fmt = PERF_FORMAT_TOTAL_TIME_ENABLED |
+		       PERF_FORMAT_TOTAL_TIME_RUNNING;
+	uint64_t buf[3], last = 0;
+	struct sampler sp;
+	int r, ret = -1;
+
+	(void)m;
+	if (hw_open_mapped(&sp, fmt))
+		return -1;
+	for (r = -1; r < reps; r++) {
+		uint64_t t0 = rep_begin();
+
+		for (long i = 0; i < iters; i++) {
+			if (read(sp.fd, buf, sizeof(buf)) != sizeof(buf)) {
+				fail("read: %s", strerror(errno));
+				goto out;
+			}
+		}
+		if (r >= 0)
+			ns[r] = (double)(now_ns() - t0) / iters;
+		/* sanity: it counts, and runs all the time it is enabled */
+		if (buf[0] <= last || buf[1] != buf[2]) {
+			fail("instructions:u %llu after %llu, enabled %llu running %llu",
+			     (unsigned long long)buf[0], (unsigned long long)last,
+			     (unsigned long long)buf[1], (unsigned long long)buf[2]);
+			goto out;
+		}
+		last = buf[0];
+	}
+	ret = 0;
+out:
+	munmap(sp.pg, sp.len);
+	close(sp.fd);
+	return ret;
+}
+
+/*
+ * The same counter read in user space through its control page (seqlock
+ * + rdpmc + the time fields), as perf's and PAPI's self-monitoring do.
+ * Fails if the page does not offer rdpmc (cap_user_rdpmc, index), or if
+ * the counts do not advance.
+ */
+static int b_rdpmc_self(const struct metric *m, long iters, double *ns)
+{
+	uint64_t val = 0, ena = 0, run = 0, last = 0, sum = 0;
+	struct sampler sp;
+	int r, ok = 1, ret = -1;
+
+	(void)m;
+	if (hw_open_mapped(&sp, 0))
+		return -1;
+	for (r = -1; r < reps; r++) {
+		uint64_t t0 = rep_begin();
+
+		for (long i = 0; i < iters && ok; i++) {
+			val = self_read(sp.pg, &ena, &run, &ok);
+			sum += val;
+		}
+		if (r >= 0)
+			ns[r] = (double)(now_ns() - t0) / iters;
+		if (!ok) {
+			fail("control page: cap_user_rdpmc %d, index %u",
+			     (int)sp.pg->cap_user_rdpmc, sp.pg->index);
+			goto out;
+		}
+		if (val <= last || ena != run) {
+			fail("self-read: %llu after %llu, enabled %llu running %llu",
+			     (unsigned long long)val, (unsigned long long)last,
+			     (unsigned long long)ena, (unsigned long long)run);
+			goto out;
+		}
+		last = val;
+	}
+	ret = sum ? 0 : fail("self-read summed to 0");
+out:
+	munmap(sp.pg, sp.len);
+	close(sp.fd);
+	return ret;
+}
+
+/* MUX_EVENTS singleton groups: more than any model CPU has counters */
+#define MUX_EVENTS	24
+
+/* Open n enabled hardware counters (alternately instructions:u and cycles:u) */
+static int open_hw_set(int *fds, int n)
+{
+	struct perf_event_attr a;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_HARDWARE;
+		a.config = i % 2 ? PERF_COUNT_HW_CPU_CYCLES :
+				   PERF_COUNT_HW_INSTRUCTIONS;
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				PERF_FORMAT_TOTAL_TIME_RUNNING;
+		fds[i] = perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fds[i] < 0) {
+			int err = errno;
+
+			close_set(fds, i);
+			errno = err;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The pipe ping-pong of ctxsw_N, with each task counting MUX_EVENTS
+ * hardware events on itself: more groups than counters, so every switch
+ * in fits what it can and the multiplexing timer rotates the rest.
+ * Checks that the events were multiplexed (running < enabled) and that
+ * each counted.
+ */
+static int b_ctxsw_mux(const struct metric *m, long iters, double *ns)
+{
+	int p2c[2], c2p[2], fds[MUX_EVENTS], r, nfds = 0, status;
+	unsigned char msg[2] = { 0, 0 };
+	int ret = -1, muxed = 0;
+	pid_t pid;
+
+	(void)m;
+	if (pipe(p2c) || pipe(c2p))
+		return fail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int cfds[MUX_EVENTS];
+		unsigned char c;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(p2c[1]);
+		close(c2p[0]);
+		if (open_hw_set(cfds, MUX_EVENTS)) {
+			msg[0] = 'E';
+			msg[1] = errno;
+			write(c2p[1], msg, 2);
+			_exit(1);
+		}
+		msg[0] = 'R';
+		write(c2p[1], msg, 2);
+		while (read(p2c[0], &c, 1) == 1 && c != 'q')
+			if (write(c2p[1], &c, 1) != 1)
+				break;
+		_exit(0);
+	}
+	close(p2c[0]);
+	close(c2p[1]);
+	if (read(c2p[0], msg, 2) != 2 || msg[0] != 'R') {
+		if (msg[0] == 'E')
+			fail("partner: %d hardware events: %s (no hardware PMU?)",
+			     MUX_EVENTS, strerror(msg[1]));
+		else
+			fail("partner died during setup");
+		goto out;
+	}
+	if (open_hw_set(fds, MUX_EVENTS)) {
+		fail("%d hardware events: %s (no hardware PMU?)", MUX_EVENTS,
+		     strerror(errno));
+		goto out;
+	}
+	nfds = MUX_EVENTS;
+	for (r = -1; r < reps; r++) {
+		long it = r < 0 ? iters / 4 + 1 : iters;
+		uint64_t t0 = rep_begin();
+
+		for (long i = 0; i < it; i++) {
+			unsigned char c = 'x';
+
+			if (write(p2c[1], &c, 1) != 1 || read(c2p[0], &c, 1) != 1) {
+				fail("ping-pong: %s", strerror(errno));
+				goto out;
+			}
+		}
+		if (r >= 0)
+			ns[r] = (double)(now_ns() - t0) / iters;
+	}
+	for (int j = 0; j < MUX_EVENTS; j++) {
+		uint64_t v[3];
+
+		if (read(fds[j], v, sizeof(v)) != sizeof(v)) {
+			fail("read: %s", strerror(errno));
+			goto out;
+		}
+		if (!v[0] || !v[2]) {
+			fail("event %d: count %llu, running %llu: never on a counter",
+			     j, (unsigned long long)v[0], (unsigned long long)v[2]);
+			goto out;
+		}
+		muxed += v[2] < v[1];
+	}
+	if (!muxed) {
+		fail("%d hardware events all ran all the time: not multiplexed",
+		     MUX_EVENTS);
+		goto out;
+	}
+	ret = 0;
+out:
+	write(p2c[1], "q", 1);
+	close(p2c[1]);
+	close(c2p[0]);
+	if (waitpid(pid, &status, 0) == pid && ret == 0 &&
+	    !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		ret = fail("partner exited with status 0x%x", status);
+	close_set(fds, nfds);
+	return ret;
+}
+
 /* ---- software samples ------------------------------------------------- */
 
 /* room for 3200 samples of 40 bytes: one repetition never loses any */
@@ -651,6 +946,9 @@ static const struct metric metrics[] = {
 	{ "fork_exit_inherit_4", b_fork,	 200,    4, 1, "ns/op" },
 	{ "sample_fault",	 b_sample_fault, 2000,	 0, 0, "ns/sample" },
 	{ "pmi_sample",		 b_pmi,		 1000000, 0, 0, "ns/PMI" },
+	{ "read_hw_1",		 b_read_hw,	 20000,  1, 0, "ns/op" },
+	{ "rdpmc_self",		 b_rdpmc_self,	 100000, 1, 0, "ns/op" },
+	{ "ctxsw_mux_24",	 b_ctxsw_mux,	 2000,   24, 0, "ns/rt" },
 };
 #define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
 

@@ -160,6 +160,8 @@ static int amd_handle_irq_v2(struct pt_regs *regs)
 	u64 status, counters = amd_counter_bits();
 	int loops = 0, handled = 0, bit;
 
+	/* off while it runs, so kernel events do not count the handler */
+	wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, 0);
 	rdmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, status);
 	/* the branch stack is frozen until the status is cleared */
 	if (status)
@@ -174,6 +176,7 @@ static int amd_handle_irq_v2(struct pt_regs *regs)
 		}
 		rdmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, status);
 	}
+	wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, amd_counter_bits());
 	return handled;
 }
 

@@ -61,6 +61,8 @@ static DEFINE_PER_CPU(u64, intel_global_ctrl);
  */
 static DEFINE_PER_CPU(u64, intel_guest_only);
 static DEFINE_PER_CPU(u64, intel_host_only);
+/* in the PMI: GLOBAL_CTRL stays 0 until it ends (intel_handle_irq()) */
+static DEFINE_PER_CPU(bool, intel_in_pmi);
 static DEFINE_PER_CPU(struct perf_guest_switch_msr, intel_guest_msrs);
 static DEFINE_PER_CPU(u64, intel_fixed_ctrl);
 static bool intel_fw_writes __read_mostly;
@@ -174,7 +176,8 @@ static void intel_global_ctrl_set(struct perf_event *event, bool on)
 		if (event->attr.exclude_guest)
 			*host_only |= bit;
 	}
-	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, *ctrl & ~*guest_only);
+	if (!this_cpu_read(intel_in_pmi))
+		wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, *ctrl & ~*guest_only);
 }
 
 /**
@@ -290,10 +293,13 @@ static u64 intel_counter_bits(void)
 
 /*
  * The PMI: every counter whose GLOBAL_STATUS bit is set wrapped. The
- * status is acknowledged before the counters are handled, so that a
- * counter wrapping again meanwhile is seen by the next read, and read
- * until it stays clear. The APIC masked LVTPC when it delivered the
- * PMI; unmasking it is the last thing done.
+ * counters are off (GLOBAL_CTRL 0) while it runs, as in 6.12: a kernel
+ * event would otherwise count the handler's own instructions, and with a
+ * short period wrap again before the NMI returns, over and over, every
+ * sample on the instruction the first PMI hit. The status is
+ * acknowledged before the counters are handled and read until it stays
+ * clear. The APIC masked LVTPC when it delivered the PMI; unmasking it
+ * comes after the counters are back on.
  */
 static int intel_handle_irq(struct pt_regs *regs)
 {
@@ -301,6 +307,8 @@ static int intel_handle_irq(struct pt_regs *regs)
 	u64 status, counters = intel_counter_bits();
 	int loops = 0, handled = 0, bit;
 
+	this_cpu_write(intel_in_pmi, true);
+	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, 0);
 	rdmsrl(MSR_CORE_PERF_GLOBAL_STATUS, status);
 	/* frozen since the PMI: read before the acknowledgement thaws it */
 	if (status)
@@ -317,6 +325,10 @@ static int intel_handle_irq(struct pt_regs *regs)
 		}
 		rdmsrl(MSR_CORE_PERF_GLOBAL_STATUS, status);
 	}
+	/* what the handler started and stopped (throttling) is in the copy */
+	this_cpu_write(intel_in_pmi, false);
+	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, this_cpu_read(intel_global_ctrl) &
+	       ~this_cpu_read(intel_guest_only));
 	if (handled)
 		apic_write(APIC_LVTPC, APIC_DM_NMI);
 	return handled;
