@@ -71,6 +71,7 @@ static int perf_event_set_bpf_handler(struct perf_event *event,
 	event->bpf_cookie = bpf_cookie;
 	/* the cookie first: the overflow hook may run as soon as prog is set */
 	smp_store_release(&event->prog, prog);
+	perf_ctx_unclone(READ_ONCE(event->ctx));
 	return 0;
 }
 

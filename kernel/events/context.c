@@ -30,6 +30,7 @@ static void perf_ctx_init(struct perf_event_context *ctx,
 	INIT_LIST_HEAD(&ctx->flexible_groups);
 	refcount_set(&ctx->refcount, 1);
 	ctx->task = task;
+	ctx->home = task;
 	ctx->cpu = cpu;
 	ctx->active_cpu = -1;
 	ctx->last_rotation = jiffies;
@@ -83,7 +84,7 @@ void perf_ctx_put(struct perf_event_context *ctx)
 	if (WARN_ON_ONCE(!ctx->task))
 		return;
 	WARN_ON_ONCE(ctx->is_active);
-	put_task_struct(ctx->task);
+	put_task_struct(ctx->home);
 	static_branch_dec(&perf_sched_events);
 	call_rcu(&ctx->rcu_head, perf_ctx_free_rcu);
 }
@@ -134,6 +135,9 @@ struct perf_event_context *perf_find_get_context(struct task_struct *task,
 		return &cpuctx->ctx;
 	}
 
+	/* a new event on @task counts @task: its own context, kept home */
+	perf_ctx_unswap(task);
+
 	new = perf_ctx_alloc(task, -1);
 	if (!new)
 		return ERR_PTR(-ENOMEM);
@@ -174,7 +178,8 @@ static void perf_remote_call_fn(void *data)
 	struct perf_event_context *ctx = rc->ctx;
 
 	raw_spin_lock(&ctx->lock);
-	if (!ctx->is_active && ctx->task == current && !ctx->dead) {
+	if (!ctx->is_active && ctx->task == current && !ctx->dead &&
+	    !ctx->frozen) {
 		/*
 		 * The task was switched in while its context was empty (or
 		 * did not exist yet): activate it now, as the scheduler
@@ -184,6 +189,8 @@ static void perf_remote_call_fn(void *data)
 	}
 	if (ctx->is_active && ctx->active_cpu == smp_processor_id())
 		rc->ret = rc->fn(ctx, rc->info);
+	else if (!ctx->is_active && ctx->frozen)
+		rc->ret = rc->fn(ctx, rc->info);	/* live nowhere */
 	else
 		rc->moved = true;
 	raw_spin_unlock(&ctx->lock);
@@ -211,7 +218,8 @@ int perf_ctx_call(struct perf_event_context *ctx, perf_ctx_fn fn, void *info)
 		 * rather than through a self-IPI that would take the lock
 		 * again.
 		 */
-		if (ctx->task == current && !ctx->dead && !ctx->is_active)
+		if (ctx->task == current && !ctx->dead && !ctx->is_active &&
+		    !ctx->frozen)
 			perf_ctx_activate_here(ctx);
 		if (ctx->is_active &&
 		    ctx->active_cpu == raw_smp_processor_id()) {
@@ -221,7 +229,8 @@ int perf_ctx_call(struct perf_event_context *ctx, perf_ctx_fn fn, void *info)
 		}
 		if (ctx->is_active) {
 			cpu = ctx->active_cpu;
-		} else if (ctx->task && !ctx->dead && task_curr(ctx->task)) {
+		} else if (ctx->task && !ctx->dead && !ctx->frozen &&
+			   task_curr(ctx->task)) {
 			cpu = task_cpu(ctx->task);
 		} else {
 			rc.ret = fn(ctx, info);
@@ -250,6 +259,7 @@ static void perf_ctx_list_del(struct perf_event_context *ctx,
 {
 	list_del_init(&event->event_entry);
 	ctx->nr_events--;
+	perf_ctx_unclone(ctx);
 	if (perf_event_is_cgroup(event))
 		perf_cgroup_event_link(ctx, -1);
 	if (perf_event_is_cpu_tp(event))
@@ -270,6 +280,7 @@ void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 	}
 	list_add_tail(&event->event_entry, &ctx->event_list);
 	ctx->nr_events++;
+	perf_ctx_unclone(ctx);
 	if (perf_event_is_cpu_tp(event))
 		ctx->nr_cpu_tp++;
 

@@ -94,6 +94,7 @@ static int __perf_group_op(struct perf_event_context *ctx, void *info)
 	struct perf_event *sibling;
 
 	perf_ctx_update_time(ctx);
+	perf_ctx_unclone(ctx);
 	if (!op->group)
 		return op->fn(ctx, op->event);
 
@@ -167,6 +168,7 @@ static int __perf_event_period(struct perf_event_context *ctx, void *info)
 	struct perf_event *event = op->event;
 	bool active = event->state == PERF_EVENT_STATE_ACTIVE;
 
+	perf_ctx_unclone(ctx);
 	/* sample_freq in frequency mode: the tick adjusts the period to it */
 	event->attr.sample_period = op->value;
 	if (event->attr.freq)

@@ -61,8 +61,19 @@ struct perf_event_context {
 	/* the task has gone: no more events may be installed */
 	bool				dead;
 	int				active_cpu;
-	/* NULL for a CPU context */
+	/*
+	 * NULL for a CPU context. The task the context counts for now,
+	 * which a switch between equivalent contexts changes (swap.c):
+	 * home is the task it was created for, clone_id (0: none) what
+	 * makes two contexts equivalent; a parked context is not swapped
+	 * while perf_ctx_unswap() moves it, and a frozen one is not
+	 * switched in either.
+	 */
 	struct task_struct		*task;
+	struct task_struct		*home;
+	u64				clone_id;
+	bool				parked;
+	bool				frozen;
 	/* the CPU of a CPU context, -1 for a task context */
 	int				cpu;
 	/* time the context was active, in ns, and when that was updated */
@@ -338,6 +349,20 @@ bool perf_event_unthrottle_late(struct perf_event *event);
 /* swevent.c */
 int perf_swevent_register(void);
 bool perf_swevent_is_clock(struct perf_event *event);
+
+/* swap.c */
+void perf_ctx_clone_mark(struct perf_event_context *parent_ctx,
+			 struct perf_event_context *child_ctx);
+bool perf_ctx_try_swap(struct perf_event_context *ctx,
+		       struct task_struct *prev, struct task_struct *next);
+void perf_ctx_unswap(struct task_struct *task);
+
+/* A change its clones would not see: it is no longer equivalent to them. */
+static inline void perf_ctx_unclone(struct perf_event_context *ctx)
+{
+	if (ctx)
+		WRITE_ONCE(ctx->clone_id, 0);
+}
 
 /* overflow.c */
 void perf_swevent_hit(struct perf_event *event, u64 nr,

@@ -132,6 +132,8 @@ int perf_buffer_attach(struct perf_event *event, struct perf_buffer *rb)
 	refcount_inc(&rb->refcount);
 	list_add_rcu(&event->rb_entry, &rb->event_list);
 	rcu_assign_pointer(event->rb, rb);
+	/* a control page describes the task the event counts for */
+	perf_ctx_unclone(READ_ONCE(event->ctx));
 	spin_unlock_irqrestore(&rb->event_lock, flags);
 	return 0;
 }

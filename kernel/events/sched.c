@@ -433,6 +433,9 @@ void __perf_event_task_sched_out(struct task_struct *prev,
 	perf_event_switch(prev, next, false);
 	if (!ctx || !ctx->is_active)
 		return;
+	/* an equivalent context on @next: leave this one on, counting for it */
+	if (perf_ctx_try_swap(ctx, prev, next))
+		return;
 
 	raw_spin_lock(&ctx->lock);
 	perf_ctx_sched_out(ctx);
@@ -458,7 +461,11 @@ void __perf_event_task_sched_in(struct task_struct *prev,
 
 	/* nr_events and dead change under the lock: test them there */
 	raw_spin_lock(&ctx->lock);
-	if (!ctx->dead && ctx->nr_events && !WARN_ON_ONCE(ctx->is_active))
+	if (ctx->is_active)
+		/* handed over at the switch out (perf_ctx_try_swap()) */
+		WARN_ON_ONCE(ctx->active_cpu != smp_processor_id() ||
+			     ctx->task != task);
+	else if (!ctx->dead && ctx->nr_events && !ctx->frozen)
 		perf_ctx_activate(ctx);
 	raw_spin_unlock(&ctx->lock);
 out:

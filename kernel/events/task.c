@@ -160,6 +160,8 @@ int perf_event_init_task(struct task_struct *child, u64 clone_flags)
 	if (!err)
 		err = perf_inherit_list(&parent_ctx->flexible_groups, child,
 					&child_ctx, clone_flags);
+	if (!err)
+		perf_ctx_clone_mark(parent_ctx, child_ctx);
 	raw_spin_lock_irq(&parent_ctx->lock);
 	parent_ctx->rotate_disable = false;
 	raw_spin_unlock_irq(&parent_ctx->lock);
@@ -253,6 +255,8 @@ void perf_event_exit_task(struct task_struct *task)
 
 	if (task->flags & PF_EXITING)
 		perf_event_task_exit_record(task);
+	/* the task's own events go to the EXIT state, not a lent context's */
+	perf_ctx_unswap(task);
 	ctx = perf_task_ctx_get(task);
 	if (!ctx)
 		return;
@@ -349,6 +353,8 @@ void perf_event_exec(void)
 {
 	struct perf_event_context *ctx;
 
+	/* enable_on_exec and remove_on_exec act on current's own events */
+	perf_ctx_unswap(current);
 	ctx = perf_task_ctx_get(current);
 	if (!ctx)
 		return;
