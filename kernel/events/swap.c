@@ -293,7 +293,7 @@ static bool perf_ctx_unswap_pair(struct task_struct *task,
 void perf_ctx_unswap(struct task_struct *task)
 {
 	struct perf_event_context *held;
-	bool retry;
+	bool retry, at_home;
 
 	do {
 		retry = false;
@@ -309,19 +309,16 @@ void perf_ctx_unswap(struct task_struct *task)
 		rcu_read_unlock();
 
 		raw_spin_lock_irq(&held->lock);
-		if (rcu_access_pointer(task->perf_event_ctxp) != held) {
+		at_home = held->home == task;
+		if (rcu_access_pointer(task->perf_event_ctxp) != held)
 			retry = true;		/* a switch swapped it meanwhile */
-		} else if (held->home == task) {
+		else if (at_home)
 			held->clone_id = 0;
-			raw_spin_unlock_irq(&held->lock);
-			perf_ctx_put(held);
-			return;
-		} else {
+		else
 			held->parked = true;
-		}
 		raw_spin_unlock_irq(&held->lock);
 
-		if (!retry) {
+		if (!retry && !at_home) {
 			mutex_lock(&perf_unswap_mutex);
 			/* the other side's unswap may have done it already */
 			retry = !perf_ctx_unswap_pair(task, held);

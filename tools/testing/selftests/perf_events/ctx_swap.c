@@ -22,8 +22,13 @@
 #define REGION		(2 * ROUNDS + 2 * WARM + 256)
 
 /* the commands the parent sends; the child answers each with one byte */
-enum { CMD_NOP = 'n', CMD_TOUCH = 't', CMD_QUIT = 'q', CMD_READ = 'r',
-       CMD_EXEC = 'e' };
+enum {
+	CMD_NOP = 'n',
+	CMD_TOUCH = 't',
+	CMD_QUIT = 'q',
+	CMD_READ = 'r',
+	CMD_EXEC = 'e',
+};
 
 struct family {
 	int fds[4];
