@@ -195,7 +195,8 @@ ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 				size_t count)
 {
 	struct perf_event_context *ctx;
-	u64 small[8] = { };	/* a single event, or a group of up to three */
+	/* a single event, or a group of up to seven with ids: no kzalloc */
+	u64 small[16] = { };
 	size_t size;
 	u64 *values;
 	ssize_t ret;

@@ -6,23 +6,33 @@
 # off while the PMI handler runs, as in 6.12: otherwise a kernel event
 # counts the handler's own instructions, wraps again before the NMI
 # returns, and every sample lands on the instruction the first PMI hit,
-# over and over (an NMI storm at one IP). Expects many samples, spread
-# over many instructions, none holding more than a fifth of them.
+# over and over (an NMI storm at one IP: 32 samples, all on one
+# instruction of native_sched_clock, before the fix). Expects at least
+# 100 samples spread over many instructions, none holding more than a
+# fifth of them.
 dir=$(dirname "$0")
 data=/tmp/pmu-kpmi.data
+rate=/proc/sys/kernel/perf_event_max_sample_rate
 fail=0
 
+# earlier tests' long PMIs may have lowered the rate: start from the default
+old_rate=$(cat $rate)
+echo 100000 > $rate
 perf record -q -e instructions:k -c 1009 -a -o $data -- "$dir/pmu-sys" \
-	> /dev/null 2>&1 || { echo "not ok perf record"; exit 1; }
+	> /dev/null 2>&1 || { echo "not ok perf record"; echo "$old_rate" > $rate; exit 1; }
+echo "$old_rate" > $rate
 perf script -i $data -F ip 2>/dev/null > $data.ips
 n=$(wc -l < $data.ips)
 distinct=$(sort -u $data.ips | wc -l)
 top=$(sort $data.ips | uniq -c | sort -rn | awk 'NR == 1 { print $1 }')
 echo "# $n samples, $distinct distinct IPs, the most common one ${top:-0} times"
-if [ "$n" -ge 1000 ]; then
+# how many depends on the rate the kernel lowers itself to (perf:
+# interrupt took too long): stock took 292 to 1269 in the same boot
+# config; the storm gave 32
+if [ "$n" -ge 100 ]; then
 	echo "ok samples: $n"
 else
-	echo "not ok samples: $n, expected at least 1000"
+	echo "not ok samples: $n, expected at least 100"
 	fail=1
 fi
 if [ "$distinct" -ge 50 ] && [ $((${top:-0} * 5)) -le "$n" ]; then
