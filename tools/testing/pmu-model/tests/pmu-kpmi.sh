@@ -9,7 +9,8 @@
 # over and over (an NMI storm at one IP: 32 samples, all on one
 # instruction of native_sched_clock, before the fix). Expects at least
 # 100 samples on at least 20 instructions, none holding more than a
-# quarter of them.
+# quarter of them. A lowered perf_event_max_sample_rate must come with
+# the kernel's "interrupt took too long" message.
 dir=$(dirname "$0")
 data=/tmp/pmu-kpmi.data
 rate=/proc/sys/kernel/perf_event_max_sample_rate
@@ -18,9 +19,20 @@ fail=0
 # earlier tests' long PMIs may have lowered the rate: start from the default
 old_rate=$(cat $rate)
 echo 100000 > $rate
+msg='perf: interrupt took too long ([0-9]* > [0-9]*), lowering kernel.perf_event_max_sample_rate to [0-9]*$'
+before=$(dmesg | grep -c "$msg")
 perf record -q -e instructions:k -c 1009 -a -o $data -- "$dir/pmu-sys" \
 	> /dev/null 2>&1 || { echo "not ok perf record"; echo "$old_rate" > $rate; exit 1; }
+new_rate=$(cat $rate)
 echo "$old_rate" > $rate
+# a lowered rate is announced, as 6.12 does, with the average and the limit
+after=$(dmesg | grep -c "$msg")
+if [ "$new_rate" -lt 100000 ] && [ "$after" -le "$before" ]; then
+	echo "not ok the rate went down to $new_rate without the kernel saying so"
+	fail=1
+else
+	echo "ok rate $new_rate, $((after - before)) messages"
+fi
 perf script -i $data -F ip 2>/dev/null > $data.ips
 n=$(wc -l < $data.ips)
 distinct=$(sort -u $data.ips | wc -l)
