@@ -172,22 +172,27 @@ struct perf_remote_call {
 	bool				moved;
 };
 
+/*
+ * ctx->lock held, IRQs off: is @ctx live on this CPU? A task context
+ * whose task runs here but that is not active (the task was switched in
+ * while its context was empty, or did not exist yet) is activated now,
+ * as the scheduler would have.
+ */
+static bool perf_ctx_live_here(struct perf_event_context *ctx)
+{
+	if (!ctx->is_active && ctx->task == current && !ctx->dead &&
+	    !ctx->frozen)
+		perf_ctx_activate_here(ctx);
+	return ctx->is_active && ctx->active_cpu == smp_processor_id();
+}
+
 static void perf_remote_call_fn(void *data)
 {
 	struct perf_remote_call *rc = data;
 	struct perf_event_context *ctx = rc->ctx;
 
 	raw_spin_lock(&ctx->lock);
-	if (!ctx->is_active && ctx->task == current && !ctx->dead &&
-	    !ctx->frozen) {
-		/*
-		 * The task was switched in while its context was empty (or
-		 * did not exist yet): activate it now, as the scheduler
-		 * would have.
-		 */
-		perf_ctx_activate_here(ctx);
-	}
-	if (ctx->is_active && ctx->active_cpu == smp_processor_id())
+	if (perf_ctx_live_here(ctx))
 		rc->ret = rc->fn(ctx, rc->info);
 	else if (!ctx->is_active && ctx->frozen)
 		rc->ret = rc->fn(ctx, rc->info);	/* live nowhere */
@@ -218,11 +223,7 @@ int perf_ctx_call(struct perf_event_context *ctx, perf_ctx_fn fn, void *info)
 		 * rather than through a self-IPI that would take the lock
 		 * again.
 		 */
-		if (ctx->task == current && !ctx->dead && !ctx->is_active &&
-		    !ctx->frozen)
-			perf_ctx_activate_here(ctx);
-		if (ctx->is_active &&
-		    ctx->active_cpu == raw_smp_processor_id()) {
+		if (perf_ctx_live_here(ctx)) {
 			rc.ret = fn(ctx, info);
 			raw_spin_unlock_irq(&ctx->lock);
 			return rc.ret;

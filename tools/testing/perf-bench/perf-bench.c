@@ -44,7 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_EVENTS	16
+#define MAX_EVENTS	24
 #define MAX_REPS	31
 #define WATCHDOG_S	120	/* per metric, guest seconds */
 
@@ -58,6 +58,7 @@ struct metric {
 	int nr_events;
 	int inherit;
 	const char *unit;
+	int hw;			/* hardware counters, not software events */
 };
 
 static int reps = 7;
@@ -319,6 +320,66 @@ out:
 	return ret;
 }
 
+/* Open n enabled hardware counters (alternately instructions:u and cycles:u) */
+static int open_hw_set(int *fds, int n)
+{
+	struct perf_event_attr a;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_HARDWARE;
+		a.config = i % 2 ? PERF_COUNT_HW_CPU_CYCLES :
+				   PERF_COUNT_HW_INSTRUCTIONS;
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				PERF_FORMAT_TOTAL_TIME_RUNNING;
+		fds[i] = perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fds[i] < 0) {
+			int err = errno;
+
+			close_set(fds, i);
+			errno = err;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The events a context switch metric opens on one task (not inherited) */
+static int open_events(const struct metric *m, int *fds)
+{
+	return m->hw ? open_hw_set(fds, m->nr_events) :
+		       open_set(fds, m->nr_events, 0);
+}
+
+/*
+ * After the ping-pong with more hardware events than counters: every
+ * event counted, and at least one was multiplexed (running < enabled).
+ */
+static int check_muxed(int *fds, int n)
+{
+	int muxed = 0;
+
+	for (int j = 0; j < n; j++) {
+		uint64_t v[3];
+
+		if (read(fds[j], v, sizeof(v)) != sizeof(v))
+			return fail("read: %s", strerror(errno));
+		if (!v[0] || !v[2])
+			return fail("event %d: count %llu, running %llu: never on a counter",
+				    j, (unsigned long long)v[0],
+				    (unsigned long long)v[2]);
+		muxed += v[2] < v[1];
+	}
+	if (!muxed)
+		return fail("%d hardware events all ran all the time: not multiplexed",
+			    n);
+	return 0;
+}
+
 /* ---- context switches -------------------------------------------------- */
 
 /*
@@ -326,7 +387,9 @@ out:
  * One operation is a round trip: two context switches.  Without
  * m->inherit each task opens m->nr_events enabled counting events on
  * itself; with it, this task opens them with inherit=1 before forking and
- * the partner gets inherited copies.
+ * the partner gets inherited copies. With m->hw the events are hardware
+ * counters (ctxsw_mux_24: more groups than counters, so every switch-in
+ * fits what it can and the multiplexing timer rotates the rest).
  */
 static int b_ctxsw(const struct metric *m, long iters, double *ns)
 {
@@ -353,7 +416,7 @@ static int b_ctxsw(const struct metric *m, long iters, double *ns)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(p2c[1]);
 		close(c2p[0]);
-		if (!m->inherit && open_set(cfds, n, 0)) {
+		if (!m->inherit && open_events(m, cfds)) {
 			msg[0] = 'E';
 			msg[1] = errno;
 			write(c2p[1], msg, 2);
@@ -371,14 +434,16 @@ static int b_ctxsw(const struct metric *m, long iters, double *ns)
 	close(c2p[1]);
 	if (read(c2p[0], msg, 2) != 2 || msg[0] != 'R') {
 		if (msg[0] == 'E')
-			fail("partner: perf_event_open(x%d): %s", n, strerror(msg[1]));
+			fail("partner: perf_event_open(x%d): %s%s", n,
+			     strerror(msg[1]), m->hw ? " (no hardware PMU?)" : "");
 		else
 			fail("partner died during setup");
 		goto out;
 	}
 	if (!m->inherit) {
-		if (open_set(fds, n, 0)) {
-			fail("perf_event_open(x%d): %s", n, strerror(errno));
+		if (open_events(m, fds)) {
+			fail("perf_event_open(x%d): %s%s", n, strerror(errno),
+			     m->hw ? " (no hardware PMU?)" : "");
 			goto out;
 		}
 		nfds = n;
@@ -398,8 +463,11 @@ static int b_ctxsw(const struct metric *m, long iters, double *ns)
 		if (r >= 0)
 			ns[r] = (double)(now_ns() - t0) / iters;
 	}
-	/* sanity: our task-clock event counted something */
-	if (n) {
+	if (m->hw) {
+		if (check_muxed(fds, n))
+			goto out;
+	} else if (n) {
+		/* sanity: our task-clock event counted something */
 		if (read_count(fds[0], &val))
 			goto out;
 		if (!val) {
@@ -571,7 +639,7 @@ static int b_pmi(const struct metric *m, long iters, double *ns)
 	return sampler_close(&sp, 0);
 }
 
-/* ---- hardware counters: read(), rdpmc, multiplexing -------------------- */
+/* ---- hardware counters: read() and rdpmc ----------------------------- */
 
 /* An enabled instructions:u counter on the caller, its first page mapped */
 static int hw_open_mapped(struct sampler *sp, uint64_t read_format)
@@ -732,139 +800,6 @@ out:
 	return ret;
 }
 
-/* MUX_EVENTS singleton groups: more than any model CPU has counters */
-#define MUX_EVENTS	24
-
-/* Open n enabled hardware counters (alternately instructions:u and cycles:u) */
-static int open_hw_set(int *fds, int n)
-{
-	struct perf_event_attr a;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		memset(&a, 0, sizeof(a));
-		a.size = sizeof(a);
-		a.type = PERF_TYPE_HARDWARE;
-		a.config = i % 2 ? PERF_COUNT_HW_CPU_CYCLES :
-				   PERF_COUNT_HW_INSTRUCTIONS;
-		a.exclude_kernel = 1;
-		a.exclude_hv = 1;
-		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-				PERF_FORMAT_TOTAL_TIME_RUNNING;
-		fds[i] = perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-		if (fds[i] < 0) {
-			int err = errno;
-
-			close_set(fds, i);
-			errno = err;
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/*
- * The pipe ping-pong of ctxsw_N, with each task counting MUX_EVENTS
- * hardware events on itself: more groups than counters, so every switch
- * in fits what it can and the multiplexing timer rotates the rest.
- * Checks that the events were multiplexed (running < enabled) and that
- * each counted.
- */
-static int b_ctxsw_mux(const struct metric *m, long iters, double *ns)
-{
-	int p2c[2], c2p[2], fds[MUX_EVENTS], r, nfds = 0, status;
-	unsigned char msg[2] = { 0, 0 };
-	int ret = -1, muxed = 0;
-	pid_t pid;
-
-	(void)m;
-	if (pipe(p2c) || pipe(c2p))
-		return fail("pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		return fail("fork: %s", strerror(errno));
-	if (pid == 0) {
-		int cfds[MUX_EVENTS];
-		unsigned char c;
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		close(p2c[1]);
-		close(c2p[0]);
-		if (open_hw_set(cfds, MUX_EVENTS)) {
-			msg[0] = 'E';
-			msg[1] = errno;
-			write(c2p[1], msg, 2);
-			_exit(1);
-		}
-		msg[0] = 'R';
-		write(c2p[1], msg, 2);
-		while (read(p2c[0], &c, 1) == 1 && c != 'q')
-			if (write(c2p[1], &c, 1) != 1)
-				break;
-		_exit(0);
-	}
-	close(p2c[0]);
-	close(c2p[1]);
-	if (read(c2p[0], msg, 2) != 2 || msg[0] != 'R') {
-		if (msg[0] == 'E')
-			fail("partner: %d hardware events: %s (no hardware PMU?)",
-			     MUX_EVENTS, strerror(msg[1]));
-		else
-			fail("partner died during setup");
-		goto out;
-	}
-	if (open_hw_set(fds, MUX_EVENTS)) {
-		fail("%d hardware events: %s (no hardware PMU?)", MUX_EVENTS,
-		     strerror(errno));
-		goto out;
-	}
-	nfds = MUX_EVENTS;
-	for (r = -1; r < reps; r++) {
-		long it = r < 0 ? iters / 4 + 1 : iters;
-		uint64_t t0 = rep_begin();
-
-		for (long i = 0; i < it; i++) {
-			unsigned char c = 'x';
-
-			if (write(p2c[1], &c, 1) != 1 || read(c2p[0], &c, 1) != 1) {
-				fail("ping-pong: %s", strerror(errno));
-				goto out;
-			}
-		}
-		if (r >= 0)
-			ns[r] = (double)(now_ns() - t0) / iters;
-	}
-	for (int j = 0; j < MUX_EVENTS; j++) {
-		uint64_t v[3];
-
-		if (read(fds[j], v, sizeof(v)) != sizeof(v)) {
-			fail("read: %s", strerror(errno));
-			goto out;
-		}
-		if (!v[0] || !v[2]) {
-			fail("event %d: count %llu, running %llu: never on a counter",
-			     j, (unsigned long long)v[0], (unsigned long long)v[2]);
-			goto out;
-		}
-		muxed += v[2] < v[1];
-	}
-	if (!muxed) {
-		fail("%d hardware events all ran all the time: not multiplexed",
-		     MUX_EVENTS);
-		goto out;
-	}
-	ret = 0;
-out:
-	write(p2c[1], "q", 1);
-	close(p2c[1]);
-	close(c2p[0]);
-	if (waitpid(pid, &status, 0) == pid && ret == 0 &&
-	    !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-		ret = fail("partner exited with status 0x%x", status);
-	close_set(fds, nfds);
-	return ret;
-}
-
 /* ---- software samples ------------------------------------------------- */
 
 /* room for 3200 samples of 40 bytes: one repetition never loses any */
@@ -930,25 +865,25 @@ static int b_sample_fault(const struct metric *m, long iters, double *ns)
 
 /* Iteration counts: about 20-40 ms of guest time per repetition. */
 static const struct metric metrics[] = {
-	{ "null_syscall",	 b_null_syscall, 100000, 0, 0, "ns/op" },
-	{ "open_close_1",	 b_open_close,	 5000,   1, 0, "ns/op" },
-	{ "open_close_group4",	 b_open_close,	 1500,   4, 0, "ns/op" },
-	{ "read_1",		 b_read,	 20000,  1, 0, "ns/op" },
-	{ "read_group4",	 b_read,	 20000,  4, 0, "ns/op" },
-	{ "ioctl_enable_disable", b_ioctl,	 15000,  1, 0, "ns/op" },
-	{ "ctxsw_0",		 b_ctxsw,	 4000,   0, 0, "ns/rt" },
-	{ "ctxsw_1",		 b_ctxsw,	 4000,   1, 0, "ns/rt" },
-	{ "ctxsw_4",		 b_ctxsw,	 4000,   4, 0, "ns/rt" },
-	{ "ctxsw_16",		 b_ctxsw,	 2000,   16, 0, "ns/rt" },
-	{ "ctxsw_inherit_4",	 b_ctxsw,	 4000,   4, 1, "ns/rt" },
-	{ "ctxsw_inherit_16",	 b_ctxsw,	 2000,   16, 1, "ns/rt" },
-	{ "fork_exit_0",	 b_fork,	 200,    0, 0, "ns/op" },
-	{ "fork_exit_inherit_4", b_fork,	 200,    4, 1, "ns/op" },
-	{ "sample_fault",	 b_sample_fault, 2000,	 0, 0, "ns/sample" },
-	{ "pmi_sample",		 b_pmi,		 1000000, 0, 0, "ns/PMI" },
-	{ "read_hw_1",		 b_read_hw,	 20000,  1, 0, "ns/op" },
-	{ "rdpmc_self",		 b_rdpmc_self,	 100000, 1, 0, "ns/op" },
-	{ "ctxsw_mux_24",	 b_ctxsw_mux,	 2000,   24, 0, "ns/rt" },
+	{ "null_syscall",	 b_null_syscall, 100000, 0, 0, "ns/op", 0 },
+	{ "open_close_1",	 b_open_close,	 5000,   1, 0, "ns/op", 0 },
+	{ "open_close_group4",	 b_open_close,	 1500,   4, 0, "ns/op", 0 },
+	{ "read_1",		 b_read,	 20000,  1, 0, "ns/op", 0 },
+	{ "read_group4",	 b_read,	 20000,  4, 0, "ns/op", 0 },
+	{ "ioctl_enable_disable", b_ioctl,	 15000,  1, 0, "ns/op", 0 },
+	{ "ctxsw_0",		 b_ctxsw,	 4000,   0, 0, "ns/rt", 0 },
+	{ "ctxsw_1",		 b_ctxsw,	 4000,   1, 0, "ns/rt", 0 },
+	{ "ctxsw_4",		 b_ctxsw,	 4000,   4, 0, "ns/rt", 0 },
+	{ "ctxsw_16",		 b_ctxsw,	 2000,   16, 0, "ns/rt", 0 },
+	{ "ctxsw_inherit_4",	 b_ctxsw,	 4000,   4, 1, "ns/rt", 0 },
+	{ "ctxsw_inherit_16",	 b_ctxsw,	 2000,   16, 1, "ns/rt", 0 },
+	{ "fork_exit_0",	 b_fork,	 200,    0, 0, "ns/op", 0 },
+	{ "fork_exit_inherit_4", b_fork,	 200,    4, 1, "ns/op", 0 },
+	{ "sample_fault",	 b_sample_fault, 2000,	 0, 0, "ns/sample", 0 },
+	{ "pmi_sample",		 b_pmi,		 1000000, 0, 0, "ns/PMI", 0 },
+	{ "read_hw_1",		 b_read_hw,	 20000,  1, 0, "ns/op", 0 },
+	{ "rdpmc_self",		 b_rdpmc_self,	 100000, 1, 0, "ns/op", 0 },
+	{ "ctxsw_mux_24",	 b_ctxsw,	 2000,   24, 0, "ns/rt", 1 },
 };
 #define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
 
