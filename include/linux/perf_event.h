@@ -244,7 +244,15 @@ struct pmu {
 
 	/* the rdpmc index + 1 for self-monitoring, 0 when not readable */
 	int  (*event_idx)(struct perf_event *event);
+	/*
+	 * A task context with events that asked for it (PERF_ATTACH_SCHED_CB)
+	 * is switched out (@sched_in false: before its events leave the PMU)
+	 * or in (after they came on). task_ctx_size bytes of zeroed data
+	 * per context are the PMU's, for what it keeps across the switch:
+	 * perf_ctx_task_data().
+	 */
 	void (*sched_task)(struct perf_event_context *ctx, bool sched_in);
+	size_t				task_ctx_size;
 	int  (*check_period)(struct perf_event *event, u64 value);
 	int  (*filter)(struct pmu *pmu, int cpu);
 };
@@ -260,6 +268,8 @@ enum perf_addr_filter_action_t {
 #define PERF_ATTACH_CONTEXT	0x01
 #define PERF_ATTACH_GROUP	0x02
 #define PERF_ATTACH_TASK	0x04
+/* the PMU's sched_task() runs when the event's task switches */
+#define PERF_ATTACH_SCHED_CB	0x08
 
 /**
  * enum perf_event_state - where an event is in its life
@@ -747,6 +757,7 @@ int perf_event_read_local(struct perf_event *event, u64 *value,
 int perf_event_refresh(struct perf_event *event, int refresh);
 int perf_event_period(struct perf_event *event, u64 value);
 /* hold off changes to @leader's sibling list (a PMU's event_init) */
+void *perf_ctx_task_data(struct perf_event_context *ctx);
 struct perf_event_context *perf_event_group_lock(struct perf_event *leader,
 						 unsigned long *flags);
 void perf_event_group_unlock(struct perf_event_context *ctx,

@@ -64,6 +64,7 @@ static void perf_ctx_free_rcu(struct rcu_head *head)
 	struct perf_event_context *ctx;
 
 	ctx = container_of(head, struct perf_event_context, rcu_head);
+	kfree(ctx->task_data);
 	kfree(ctx);
 }
 
@@ -260,11 +261,69 @@ static void perf_ctx_list_del(struct perf_event_context *ctx,
 {
 	list_del_init(&event->event_entry);
 	ctx->nr_events--;
+	if (event->attach_state & PERF_ATTACH_SCHED_CB)
+		ctx->nr_sched_cb--;
 	perf_ctx_unclone(ctx);
 	if (perf_event_is_cgroup(event))
 		perf_cgroup_event_link(ctx, -1);
 	if (perf_event_is_cpu_tp(event))
 		ctx->nr_cpu_tp--;
+}
+
+/**
+ * perf_ctx_prepare_task_data - room for the PMU's data before @event joins
+ * @ctx: the task context @event is about to join
+ * @event: the event; a PMU's event_init set PERF_ATTACH_SCHED_CB on it
+ *	if it wants sched_task() at each switch of the task
+ *
+ * Allocates task_ctx_size bytes once per context, before ctx->lock is
+ * taken (the joining happens with interrupts off). One PMU per context
+ * keeps such data: the CPU's. Called with ctx->mutex held, or on a
+ * context no one else sees yet (fork).
+ *
+ * Return: 0, -ENOMEM, or -EBUSY if another PMU's data is there.
+ */
+int perf_ctx_prepare_task_data(struct perf_event_context *ctx,
+			       struct perf_event *event)
+{
+	struct pmu *pmu = event->pmu;
+	void *data;
+
+	if (!(event->attach_state & PERF_ATTACH_SCHED_CB))
+		return 0;
+	if (ctx->task_data)
+		return ctx->sched_cb_pmu == pmu ? 0 : -EBUSY;
+	data = kzalloc(pmu->task_ctx_size, GFP_KERNEL);
+	if (!data)
+		return -ENOMEM;
+	raw_spin_lock_irq(&ctx->lock);
+	ctx->sched_cb_pmu = pmu;
+	ctx->task_data = data;
+	raw_spin_unlock_irq(&ctx->lock);
+	return 0;
+}
+
+/**
+ * perf_ctx_task_data - the data a PMU keeps in a task context
+ * @ctx: the context passed to the PMU's sched_task()
+ *
+ * Return: the pmu->task_ctx_size bytes, zeroed when the first event that
+ * asked for them joined; NULL for none.
+ */
+void *perf_ctx_task_data(struct perf_event_context *ctx)
+{
+	return ctx->task_data;
+}
+
+/*
+ * The task of active @ctx switches: its PMU that asked for it keeps what
+ * it needs (sched_in false: before the events leave the PMU, true: after
+ * they came back). ctx->lock held, IRQs off.
+ */
+void perf_ctx_sched_task(struct perf_event_context *ctx, bool sched_in)
+{
+	if (ctx->nr_sched_cb && ctx->sched_cb_pmu->sched_task)
+		ctx->sched_cb_pmu->sched_task(ctx, sched_in);
 }
 
 /* Link an event into a context's lists. ctx->lock held. */
@@ -281,6 +340,11 @@ void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 	}
 	list_add_tail(&event->event_entry, &ctx->event_list);
 	ctx->nr_events++;
+	if (event->attach_state & PERF_ATTACH_SCHED_CB) {
+		/* perf_ctx_prepare_task_data() made room for it */
+		ctx->nr_sched_cb++;
+		ctx->sched_cb_pmu = event->pmu;
+	}
 	perf_ctx_unclone(ctx);
 	if (perf_event_is_cpu_tp(event))
 		ctx->nr_cpu_tp++;
@@ -429,6 +493,9 @@ int perf_install_event(struct perf_event_context *ctx,
 	int err;
 
 	lockdep_assert_held(&ctx->mutex);
+	err = perf_ctx_prepare_task_data(ctx, event);
+	if (err)
+		return err;
 	event->ctx = ctx;
 	err = perf_ctx_call(ctx, __perf_install_event, event);
 	if (err)

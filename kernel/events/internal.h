@@ -76,6 +76,13 @@ struct perf_event_context {
 	bool				frozen;
 	/* the CPU of a CPU context, -1 for a task context */
 	int				cpu;
+	/*
+	 * Events whose PMU's sched_task() runs at each switch of the task
+	 * (PERF_ATTACH_SCHED_CB), that PMU, and its task_ctx_size bytes
+	 */
+	int				nr_sched_cb;
+	struct pmu			*sched_cb_pmu;
+	void				*task_data;
 	/* time the context was active, in ns, and when that was updated */
 	u64				time;
 	u64				timestamp;
@@ -234,6 +241,9 @@ int perf_ctx_call(struct perf_event_context *ctx, perf_ctx_fn fn, void *info);
 int perf_install_event(struct perf_event_context *ctx,
 		       struct perf_event *event);
 void perf_remove_event(struct perf_event *event);
+int perf_ctx_prepare_task_data(struct perf_event_context *ctx,
+			       struct perf_event *event);
+void perf_ctx_sched_task(struct perf_event_context *ctx, bool sched_in);
 void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 			       struct perf_event *event);
 void perf_ctx_del_event_locked(struct perf_event_context *ctx,

@@ -438,6 +438,7 @@ void __perf_event_task_sched_out(struct task_struct *prev,
 		return;
 
 	raw_spin_lock(&ctx->lock);
+	perf_ctx_sched_task(ctx, false);
 	perf_ctx_sched_out(ctx);
 	raw_spin_unlock(&ctx->lock);
 }
@@ -465,8 +466,10 @@ void __perf_event_task_sched_in(struct task_struct *prev,
 		/* handed over at the switch out (perf_ctx_try_swap()) */
 		WARN_ON_ONCE(ctx->active_cpu != smp_processor_id() ||
 			     ctx->task != task);
-	else if (!ctx->dead && ctx->nr_events && !ctx->frozen)
+	else if (!ctx->dead && ctx->nr_events && !ctx->frozen) {
 		perf_ctx_activate(ctx);
+		perf_ctx_sched_task(ctx, true);
+	}
 	raw_spin_unlock(&ctx->lock);
 out:
 	perf_event_switch(task, prev, true);

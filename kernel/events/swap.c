@@ -29,7 +29,7 @@ static DEFINE_MUTEX(perf_unswap_mutex);
  * for: counting and sampling software events and the CPU's counters.
  * Not those with per-task results (inherit_stat), per-task signals, task
  * filters (tracepoints, probes, breakpoints), per-task hardware state
- * (branch stacks), error states (pinned), exclusive PMU use, cgroups,
+ * (branch stacks, data a PMU keeps per context), error states (pinned), exclusive PMU use, cgroups,
  * programs or a buffer of their own (a control page describes one task).
  */
 static bool perf_event_swappable(struct perf_event *event)
@@ -38,6 +38,7 @@ static bool perf_event_swappable(struct perf_event *event)
 
 	if (attr->inherit_stat || attr->sigtrap || attr->pinned ||
 	    attr->exclusive || has_branch_stack(event) ||
+	    (event->attach_state & PERF_ATTACH_SCHED_CB) ||
 	    perf_event_is_cgroup(event) || READ_ONCE(event->prog) ||
 	    rcu_access_pointer(event->rb))
 		return false;

@@ -89,8 +89,7 @@ int perf_cpu_time_max_percent_handler(const struct ctl_table *table,
 		return err;
 	if (sysctl_perf_cpu_time_max_percent == 100 ||
 	    sysctl_perf_cpu_time_max_percent == 0)
-		pr_warn("perf: interrupt-time throttling disabled (%d%%)\n",
-			sysctl_perf_cpu_time_max_percent);
+		pr_warn("perf: Dynamic interrupt throttling disabled, can hang your system!\n");
 	perf_update_sample_limits();
 	return 0;
 }

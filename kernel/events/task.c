@@ -46,6 +46,7 @@ perf_inherit_event(struct perf_event *parent_event,
 {
 	struct perf_event *origin = perf_event_origin(parent_event);
 	struct perf_event *child_event;
+	int err;
 
 	child_event = perf_event_alloc(&parent_event->attr, parent_event->cpu,
 				       child, child_leader, origin,
@@ -53,6 +54,11 @@ perf_inherit_event(struct perf_event *parent_event,
 				       origin->overflow_handler_context);
 	if (IS_ERR(child_event))
 		return child_event;
+	err = perf_ctx_prepare_task_data(child_ctx, child_event);
+	if (err) {
+		perf_event_free(child_event);
+		return ERR_PTR(err);
+	}
 
 	perf_event_hold(origin);
 	if (parent_event->state >= PERF_EVENT_STATE_INACTIVE)

@@ -155,7 +155,12 @@ struct x86_pmu_ops {
  * @disable: stop recording
  * @reset: empty the stack
  * @read: copy the stack, newest first, into @e; returns the entries
- *	copied. Called in the PMI, before the freeze is lifted.
+ *	copied and sets @hw_idx to the hardware's index of the newest.
+ *	Called in the PMI, before the freeze is lifted.
+ * @state_u64: the size of what @save keeps, in u64s; 0 for a stack
+ *	without call-stack mode (nothing to keep for a task)
+ * @save: copy the stack's registers to @regs, for a task switched out
+ * @restore: load them back, for the task coming back in
  */
 struct x86_lbr_ops {
 	int	nr;
@@ -163,7 +168,10 @@ struct x86_lbr_ops {
 	void	(*enable)(u64 sel);
 	void	(*disable)(void);
 	void	(*reset)(void);
-	int	(*read)(struct perf_branch_entry *e);
+	int	(*read)(struct perf_branch_entry *e, u64 *hw_idx);
+	int	state_u64;
+	void	(*save)(u64 *regs);
+	void	(*restore)(const u64 *regs);
 };
 
 /**
@@ -210,6 +218,7 @@ const struct x86_lbr_ops *x86_pmu_lbr(void);
 #define X86_LBR_SEL_KINDS	GENMASK_ULL(8, 2)
 int x86_lbr_kinds(u64 branch_sample_type, u64 *kinds);
 u64 x86_lbr_sel(u64 branch_sample_type, u64 kinds);
+int x86_branch_type(u64 from, u64 to);
 
 extern const x86_cache_table_t intel_skl_cache_events;
 extern const x86_cache_table_t intel_skl_cache_extra;

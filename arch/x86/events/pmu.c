@@ -356,19 +356,20 @@ static bool x86_kernel_addr(u64 addr)
  * record with a kernel address (a return to user space starts in the
  * kernel); the hardware's one "far" kind is split by direction, entries
  * into the kernel (syscall, interrupt) being calls and exits from it
- * (sysret, iret) returns; and the NO_FLAGS / NO_CYCLES requests.
+ * (sysret, iret) returns; the NO_FLAGS / NO_CYCLES requests; and the
+ * branch types (TYPE_SAVE) the hardware does not record.
  */
 void x86_pmu_lbr_read(void)
 {
 	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
 	struct perf_branch_stack *bs = (void *)this_cpu_ptr(x86_lbr_buf);
 	struct perf_branch_entry e[X86_LBR_MAX];
-	u64 bst = cpuc->lbr_bst;
+	u64 bst = cpuc->lbr_bst, hw_idx;
 	int i, n, nr = 0;
 
 	if (!cpuc->lbr_users)
 		return;
-	n = x86_ops->lbr->read(e);
+	n = x86_ops->lbr->read(e, &hw_idx);
 	for (i = 0; i < n; i++) {
 		bool from_k = x86_kernel_addr(e[i].from);
 		bool to_k = x86_kernel_addr(e[i].to);
@@ -391,10 +392,12 @@ void x86_pmu_lbr_read(void)
 		}
 		if (bst & PERF_SAMPLE_BRANCH_NO_CYCLES)
 			e[i].cycles = 0;
+		if (bst & PERF_SAMPLE_BRANCH_TYPE_SAVE)
+			e[i].type = x86_branch_type(e[i].from, e[i].to);
 		bs->entries[nr++] = e[i];
 	}
 	bs->nr = nr;
-	bs->hw_idx = -1ULL;
+	bs->hw_idx = hw_idx;
 	this_cpu_write(x86_lbr_valid, true);
 }
 
@@ -651,6 +654,11 @@ static int x86_pmu_event_init(struct perf_event *event)
 					   &hwc->branch_reg_config);
 		if (err)
 			return err;
+		/* the task's call stack is kept while it is switched out */
+		if ((attr->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) &&
+		    (event->attach_state & PERF_ATTACH_TASK) &&
+		    x86_ops->lbr->state_u64)
+			event->attach_state |= PERF_ATTACH_SCHED_CB;
 	}
 	if (!x86_ops->constraint(event, config))
 		return -EINVAL;
@@ -678,6 +686,36 @@ static int x86_pmu_event_init(struct perf_event *event)
 	return 0;
 }
 
+/* what a task context keeps of the LBRs (call-stack mode) */
+struct x86_lbr_task {
+	bool	valid;
+	u64	regs[];
+};
+
+/*
+ * A task with call-stack branch sampling switches: its stack of calls
+ * not yet returned from goes with it, so that after running elsewhere,
+ * or after another task used the LBRs here, its samples still show the
+ * whole call chain. x86_pmu_add() emptied the stack for it; this puts
+ * the task's back.
+ */
+static void x86_pmu_sched_task(struct perf_event_context *ctx, bool sched_in)
+{
+	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+	struct x86_lbr_task *t = perf_ctx_task_data(ctx);
+
+	if (!t || !cpuc->lbr_users ||
+	    !(cpuc->lbr_bst & PERF_SAMPLE_BRANCH_CALL_STACK))
+		return;
+	if (!sched_in) {
+		x86_ops->lbr->save(t->regs);
+		t->valid = true;
+	} else if (t->valid) {
+		x86_ops->lbr->restore(t->regs);
+		t->valid = false;
+	}
+}
+
 static struct pmu x86_cpu_pmu = {
 	.task_ctx_nr	= perf_hw_context,
 	.event_init	= x86_pmu_event_init,
@@ -689,6 +727,7 @@ static struct pmu x86_cpu_pmu = {
 	.start		= x86_pmu_start,
 	.stop		= x86_pmu_stop,
 	.read		= x86_pmu_read,
+	.sched_task	= x86_pmu_sched_task,
 };
 
 /* format/: the event select is the vendor's, the rest is common */
@@ -887,6 +926,10 @@ int __init x86_pmu_register(const struct x86_pmu_ops *ops)
 	x86_attr_groups[n++] = &x86_caps_group;
 	x86_attr_groups[n++] = &x86_pmu_group;
 	x86_cpu_pmu.attr_groups = x86_attr_groups;
+	if (ops->lbr && ops->lbr->state_u64)
+		x86_cpu_pmu.task_ctx_size =
+			struct_size_t(struct x86_lbr_task, regs,
+				      ops->lbr->state_u64);
 
 	err = register_nmi_handler(NMI_LOCAL, x86_pmu_nmi, 0, "PMI");
 	if (err)

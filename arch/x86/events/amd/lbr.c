@@ -77,7 +77,22 @@ static u64 amd_lbr_ip(u64 val)
 		     (64 - AMD_LBR_IP_BITS));
 }
 
-static int amd_lbr_read(struct perf_branch_entry *e)
+/*
+ * LBR_TO's Valid and Spec bits: a retired branch (valid), one executed
+ * speculatively on the path that retired (both), or on a wrong path
+ * (spec alone)
+ */
+static u8 amd_lbr_spec(u64 to)
+{
+	if (!(to & AMD_LBR_TO_VALID))
+		return PERF_BR_SPEC_WRONG_PATH;
+	if (to & AMD_LBR_TO_SPEC)
+		return PERF_BR_SPEC_CORRECT_PATH;
+	return PERF_BR_NON_SPEC_CORRECT_PATH;
+}
+
+/* LbrExtV2 has no top of stack: entry 0 is always the newest */
+static int amd_lbr_read(struct perf_branch_entry *e, u64 *hw_idx)
 {
 	u64 from, to;
 	int i, n = 0;
@@ -92,8 +107,10 @@ static int amd_lbr_read(struct perf_branch_entry *e)
 		e[n].to = amd_lbr_ip(to);
 		e[n].mispred = !!(from & AMD_LBR_FROM_MISPRED);
 		e[n].predicted = !(from & AMD_LBR_FROM_MISPRED);
+		e[n].spec = amd_lbr_spec(to);
 		n++;
 	}
+	*hw_idx = 0;
 	return n;
 }
 

@@ -76,12 +76,13 @@ static void intel_lbr_reset(void)
 	wrmsrl(MSR_LBR_TOS, 0);
 }
 
-static int intel_lbr_read(struct perf_branch_entry *e)
+static int intel_lbr_read(struct perf_branch_entry *e, u64 *hw_idx)
 {
 	u64 tos, from, to, info;
 	int i, n = 0;
 
 	rdmsrl(MSR_LBR_TOS, tos);
+	*hw_idx = tos & (LBR_SKL_NR - 1);
 	for (i = 0; i < LBR_SKL_NR; i++) {
 		int idx = (tos - i) & (LBR_SKL_NR - 1);
 
@@ -104,6 +105,36 @@ static int intel_lbr_read(struct perf_branch_entry *e)
 	return n;
 }
 
+/*
+ * A task's call stack in call-stack mode is its own: kept while other
+ * tasks run, in this order: TOS, the FROMs, the TOs, the INFOs.
+ */
+#define LBR_STATE_U64	(1 + 3 * LBR_SKL_NR)
+
+static void intel_lbr_save(u64 *regs)
+{
+	int i;
+
+	rdmsrl(MSR_LBR_TOS, regs[0]);
+	for (i = 0; i < LBR_SKL_NR; i++) {
+		rdmsrl(MSR_LBR_NHM_FROM + i, regs[1 + i]);
+		rdmsrl(MSR_LBR_NHM_TO + i, regs[1 + LBR_SKL_NR + i]);
+		rdmsrl(MSR_LBR_INFO_0 + i, regs[1 + 2 * LBR_SKL_NR + i]);
+	}
+}
+
+static void intel_lbr_restore(const u64 *regs)
+{
+	int i;
+
+	for (i = 0; i < LBR_SKL_NR; i++) {
+		wrmsrl(MSR_LBR_NHM_FROM + i, regs[1 + i]);
+		wrmsrl(MSR_LBR_NHM_TO + i, regs[1 + LBR_SKL_NR + i]);
+		wrmsrl(MSR_LBR_INFO_0 + i, regs[1 + 2 * LBR_SKL_NR + i]);
+	}
+	wrmsrl(MSR_LBR_TOS, regs[0]);
+}
+
 const struct x86_lbr_ops intel_lbr_skylake = {
 	.nr		= LBR_SKL_NR,
 	.select		= intel_lbr_select,
@@ -111,6 +142,9 @@ const struct x86_lbr_ops intel_lbr_skylake = {
 	.disable	= intel_lbr_disable,
 	.reset		= intel_lbr_reset,
 	.read		= intel_lbr_read,
+	.state_u64	= LBR_STATE_U64,
+	.save		= intel_lbr_save,
+	.restore	= intel_lbr_restore,
 };
 
 /**
