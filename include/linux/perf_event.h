@@ -756,8 +756,8 @@ int perf_event_read_local(struct perf_event *event, u64 *value,
 			  u64 *enabled, u64 *running);
 int perf_event_refresh(struct perf_event *event, int refresh);
 int perf_event_period(struct perf_event *event, u64 value);
-/* hold off changes to @leader's sibling list (a PMU's event_init) */
 void *perf_ctx_task_data(struct perf_event_context *ctx);
+/* hold off changes to @leader's sibling list (a PMU's event_init) */
 struct perf_event_context *perf_event_group_lock(struct perf_event *leader,
 						 unsigned long *flags);
 void perf_event_group_unlock(struct perf_event_context *ctx,

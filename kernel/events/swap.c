@@ -29,8 +29,9 @@ static DEFINE_MUTEX(perf_unswap_mutex);
  * for: counting and sampling software events and the CPU's counters.
  * Not those with per-task results (inherit_stat), per-task signals, task
  * filters (tracepoints, probes, breakpoints), per-task hardware state
- * (branch stacks, data a PMU keeps per context), error states (pinned), exclusive PMU use, cgroups,
- * programs or a buffer of their own (a control page describes one task).
+ * (branch stacks, data a PMU keeps per context), error states (pinned),
+ * exclusive PMU use, cgroups, programs or a buffer of their own (a
+ * control page describes one task).
  */
 static bool perf_event_swappable(struct perf_event *event)
 {

@@ -54,13 +54,14 @@ perf_inherit_event(struct perf_event *parent_event,
 				       origin->overflow_handler_context);
 	if (IS_ERR(child_event))
 		return child_event;
+	/* the copy's reference on its origin: perf_event_free() drops it */
+	perf_event_hold(origin);
 	err = perf_ctx_prepare_task_data(child_ctx, child_event);
 	if (err) {
 		perf_event_free(child_event);
 		return ERR_PTR(err);
 	}
 
-	perf_event_hold(origin);
 	if (parent_event->state >= PERF_EVENT_STATE_INACTIVE)
 		child_event->state = PERF_EVENT_STATE_INACTIVE;
 	else

@@ -5,7 +5,8 @@
  * instruction at the branch's source, with the kernel's x86 instruction
  * decoder (Intel SDM vol. 2 for the opcodes). A record that enters the
  * kernel from user space at anything but a system call is an interrupt
- * or an exception, whatever the instruction it interrupted.
+ * or an exception, whatever the instruction it interrupted (int3, int1
+ * and into included: traps, not calls of the kernel).
  */
 
 #include <linux/perf_event.h>
@@ -28,6 +29,9 @@ static int x86_insn_branch_type(struct insn *insn)
 	u8 op = insn->opcode.bytes[0];
 	u8 reg = X86_MODRM_REG(insn->modrm.value);
 
+	/* their opcode bytes are of another map: none of them branches */
+	if (insn->vex_prefix.nbytes || insn_is_rex2(insn))
+		return PERF_BR_UNKNOWN;
 	switch (op) {
 	case 0x70 ... 0x7f:		/* jcc rel8 */
 	case 0xe0 ... 0xe3:		/* loopne, loope, loop, jrcxz */
@@ -42,8 +46,7 @@ static int x86_insn_branch_type(struct insn *insn)
 	case 0xc2: case 0xc3:		/* ret (imm16) */
 	case 0xca: case 0xcb:		/* far ret (imm16) */
 		return PERF_BR_RET;
-	case 0xcc: case 0xcd:		/* int3, int n */
-	case 0xce: case 0xf1:		/* into, int1 */
+	case 0xcd:			/* int n (int $0x80) */
 		return PERF_BR_SYSCALL;
 	case 0xcf:			/* iret */
 		return PERF_BR_ERET;
@@ -89,11 +92,12 @@ int x86_branch_type(u64 from, u64 to)
 	if (!from)
 		return PERF_BR_UNKNOWN;
 	if (x86_user_addr(from)) {
-		struct pt_regs *regs = current->mm ? task_pt_regs(current) :
-						     NULL;
+		struct pt_regs *regs;
 
-		if (!regs)
+		/* a kernel thread borrowing an mm has no user registers */
+		if (!current->mm || (current->flags & PF_KTHREAD))
 			return PERF_BR_UNKNOWN;
+		regs = task_pt_regs(current);
 		if (!user_64bit_mode(regs))
 			mode = INSN_MODE_32;
 		len = MAX_INSN_SIZE -

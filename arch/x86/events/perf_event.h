@@ -191,6 +191,12 @@ struct cpu_hw_events {
 	int			lbr_users;
 	u64			lbr_sel;
 	u64			lbr_bst;
+	/*
+	 * the task context whose call-stack events (PERF_ATTACH_SCHED_CB)
+	 * are on, and how many: only its own stack is saved and restored
+	 */
+	void			*lbr_cs_ctx;
+	int			lbr_cs_users;
 };
 
 DECLARE_PER_CPU(struct cpu_hw_events, cpu_hw_events);

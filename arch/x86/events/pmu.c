@@ -302,6 +302,10 @@ static int x86_pmu_add(struct perf_event *event, int flags)
 			 */
 			x86_ops->lbr->reset();
 		}
+		if (event->attach_state & PERF_ATTACH_SCHED_CB) {
+			cpuc->lbr_cs_ctx = event->ctx;
+			cpuc->lbr_cs_users++;
+		}
 	}
 	/* what it holds is its new user's; x86_pmu_del() marks it again */
 	cpuc->dirty &= ~BIT_ULL(idx);
@@ -330,6 +334,9 @@ static void x86_pmu_del(struct perf_event *event, int flags)
 		cpuc->dirty |= BIT_ULL(hwc->idx);
 		if (has_branch_stack(event) && !--cpuc->lbr_users)
 			x86_ops->lbr->disable();
+		if ((event->attach_state & PERF_ATTACH_SCHED_CB) &&
+		    !--cpuc->lbr_cs_users)
+			cpuc->lbr_cs_ctx = NULL;
 		if (x86_ops->extra_put)
 			x86_ops->extra_put(event);
 	}
@@ -697,23 +704,29 @@ struct x86_lbr_task {
  * not yet returned from goes with it, so that after running elsewhere,
  * or after another task used the LBRs here, its samples still show the
  * whole call chain. x86_pmu_add() emptied the stack for it; this puts
- * the task's back.
+ * the task's back. Only a stack recorded for this context's own events
+ * is saved, and it is put back only if they are on again at the next
+ * switch in: a stack that waited through a disabled or multiplexed
+ * spell is stale, and the stack of an event of the CPU is not the
+ * task's.
  */
 static void x86_pmu_sched_task(struct perf_event_context *ctx, bool sched_in)
 {
 	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
 	struct x86_lbr_task *t = perf_ctx_task_data(ctx);
+	bool own = cpuc->lbr_cs_ctx == ctx;
 
-	if (!t || !cpuc->lbr_users ||
-	    !(cpuc->lbr_bst & PERF_SAMPLE_BRANCH_CALL_STACK))
+	if (!t)
 		return;
 	if (!sched_in) {
-		x86_ops->lbr->save(t->regs);
-		t->valid = true;
-	} else if (t->valid) {
-		x86_ops->lbr->restore(t->regs);
-		t->valid = false;
+		t->valid = own;
+		if (own)
+			x86_ops->lbr->save(t->regs);
+		return;
 	}
+	if (t->valid && own)
+		x86_ops->lbr->restore(t->regs);
+	t->valid = false;
 }
 
 static struct pmu x86_cpu_pmu = {
