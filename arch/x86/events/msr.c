@@ -7,7 +7,8 @@
  *   0       tsc                 time-stamp counter (RDTSC)
  *   1       aperf               IA32_APERF, actual clock cycles in C0
  *   2       mperf               IA32_MPERF, reference clock cycles in C0
- *   3       pperf               MSR_PPERF, productive cycles (Intel)
+ *   3       pperf               MSR_PPERF, productive cycles (Intel,
+ *                               Skylake and later: no CPUID bit)
  *   4       smi                 MSR_SMI_COUNT, SMIs taken (Intel, 32 bits)
  *   5       ptsc                performance time-stamp counter (AMD)
  *   6       irperf              instructions retired (AMD)
@@ -34,7 +35,9 @@
 #include <linux/perf_event.h>
 #include <linux/sysfs.h>
 
+#include <asm/cpu_device_id.h>
 #include <asm/cpufeature.h>
+#include <asm/intel-family.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
 
@@ -80,10 +83,47 @@ static bool msr_have_aperfmperf(void)
 	return boot_cpu_has(X86_FEATURE_APERFMPERF);
 }
 
+/*
+ * MSR_PPERF has no CPUID bit: the SDM lists it for the Skylake generation
+ * and the client and server cores after it
+ */
+static const struct x86_cpu_id msr_pperf_cpus[] = {
+	X86_MATCH_VFM(INTEL_SKYLAKE_L, NULL),
+	X86_MATCH_VFM(INTEL_SKYLAKE, NULL),
+	X86_MATCH_VFM(INTEL_SKYLAKE_X, NULL),
+	X86_MATCH_VFM(INTEL_KABYLAKE_L, NULL),
+	X86_MATCH_VFM(INTEL_KABYLAKE, NULL),
+	X86_MATCH_VFM(INTEL_COMETLAKE, NULL),
+	X86_MATCH_VFM(INTEL_COMETLAKE_L, NULL),
+	X86_MATCH_VFM(INTEL_CANNONLAKE_L, NULL),
+	X86_MATCH_VFM(INTEL_ICELAKE_X, NULL),
+	X86_MATCH_VFM(INTEL_ICELAKE_D, NULL),
+	X86_MATCH_VFM(INTEL_ICELAKE, NULL),
+	X86_MATCH_VFM(INTEL_ICELAKE_L, NULL),
+	X86_MATCH_VFM(INTEL_ROCKETLAKE, NULL),
+	X86_MATCH_VFM(INTEL_TIGERLAKE_L, NULL),
+	X86_MATCH_VFM(INTEL_TIGERLAKE, NULL),
+	X86_MATCH_VFM(INTEL_SAPPHIRERAPIDS_X, NULL),
+	X86_MATCH_VFM(INTEL_EMERALDRAPIDS_X, NULL),
+	X86_MATCH_VFM(INTEL_GRANITERAPIDS_X, NULL),
+	X86_MATCH_VFM(INTEL_GRANITERAPIDS_D, NULL),
+	X86_MATCH_VFM(INTEL_ALDERLAKE, NULL),
+	X86_MATCH_VFM(INTEL_ALDERLAKE_L, NULL),
+	X86_MATCH_VFM(INTEL_RAPTORLAKE, NULL),
+	X86_MATCH_VFM(INTEL_RAPTORLAKE_P, NULL),
+	X86_MATCH_VFM(INTEL_RAPTORLAKE_S, NULL),
+	X86_MATCH_VFM(INTEL_METEORLAKE, NULL),
+	X86_MATCH_VFM(INTEL_METEORLAKE_L, NULL),
+	X86_MATCH_VFM(INTEL_ARROWLAKE_H, NULL),
+	X86_MATCH_VFM(INTEL_ARROWLAKE, NULL),
+	X86_MATCH_VFM(INTEL_ARROWLAKE_U, NULL),
+	X86_MATCH_VFM(INTEL_LUNARLAKE_M, NULL),
+	{}
+};
+
 static bool msr_have_pperf(void)
 {
-	return boot_cpu_data.x86_vendor == X86_VENDOR_INTEL &&
-	       boot_cpu_has(X86_FEATURE_APERFMPERF);
+	return x86_match_cpu(msr_pperf_cpus);
 }
 
 static bool msr_have_smi(void)

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmu-rapl: the power PMU on the TCG PMU model (RAPL energy status MSRs
+ * derived from icount, patch 0010), as root.
+ *
+ * The model keeps, in 2^-14 J units, with N the instructions all vCPUs
+ * retired and T the virtual time in ns: cores N/1024, pkg N/1024 +
+ * T/65536, ram T/262144, psys pkg + ram. The PMU reports 2^-32 J, so
+ * every count is a multiple of 2^18. Around a user loop of 2 x LOOPS
+ * instructions on CPU 0 (the other CPU idles), the four events of CPU 0,
+ * one group read together (PERF_FORMAT_GROUP), must show: cores >= the loop's instructions / 1024 and
+ * not much more; ram = T/262144 with T at least the loop's time (one
+ * instruction is 1 ns); psys = pkg + ram and pkg - cores = T/65536, each
+ * within the rounding of the separate reads. Errors as 6.12: sampling,
+ * a per-task event, an absent (gpu) or unknown config: EINVAL. AMD: the
+ * package alone, see amd().
+ * Exit 0 on success, 1 on a failed check.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+
+#define LOOPS		10000000ULL
+#define SHIFT		18	/* 2^-14 J model units in 2^-32 J counts */
+
+static int fails;
+
+static void check(int ok, const char *what)
+{
+	printf("%s %s\n", ok ? "ok" : "not ok", what);
+	if (!ok)
+		fails++;
+}
+
+static int power_type(void)
+{
+	FILE *fp = fopen("/sys/bus/event_source/devices/power/type", "r");
+	int type = -1;
+
+	if (fp) {
+		if (fscanf(fp, "%d", &type) != 1)
+			type = -1;
+		fclose(fp);
+	}
+	return type;
+}
+
+static int open_power(int type, uint64_t config, pid_t pid, int cpu,
+		      uint64_t period)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.sample_period = period;
+	return syscall(SYS_perf_event_open, &attr, pid, cpu, -1, 0);
+}
+
+/* a member of a group on CPU 0, read with the leader in one go */
+static int open_member(int type, uint64_t config, int leader)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.read_format = PERF_FORMAT_GROUP;
+	return syscall(SYS_perf_event_open, &attr, -1, 0, leader, 0);
+}
+
+static void expect_errno(int fd, int err, const char *what)
+{
+	char buf[160];
+
+	snprintf(buf, sizeof(buf), "%s: %s (expected %s)", what,
+		 fd >= 0 ? "opened" : strerror(errno), strerror(err));
+	check(fd < 0 && errno == err, buf);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void loop(void)
+{
+	uint64_t n = LOOPS;
+
+	asm volatile("1: dec %0\n\tjnz 1b" : "+r" (n));
+}
+
+/*
+ * AMD: the package alone (energy-pkg), in 2^-16 J: N / 256 + T / 16384,
+ * so the count is a multiple of 2^16 and over the loop at least its
+ * instructions / 256 + its time / 16384
+ */
+static int amd(int type)
+{
+	uint64_t v0, v1, d, lo, hi;
+	char buf[160];
+	int fd;
+
+	expect_errno(open_power(type, 2, -1, 0, 1000), EINVAL, "sampling");
+	expect_errno(open_power(type, 2, 0, -1, 0), EINVAL, "a task event");
+	expect_errno(open_power(type, 1, -1, 0, 0), EINVAL,
+		     "energy-cores (not in 6.12's AMD power PMU)");
+	fd = open_power(type, 2, -1, 0, 0);
+	if (fd < 0) {
+		printf("not ok open energy-pkg: %s\n", strerror(errno));
+		return 1;
+	}
+	if (read(fd, &v0, 8) != 8)
+		return 1;
+	loop();
+	if (read(fd, &v1, 8) != 8)
+		return 1;
+	d = v1 - v0;
+	printf("# energy-pkg: %llu units of 2^-32 J = %llu model units\n",
+	       (unsigned long long)d, (unsigned long long)(d >> 16));
+	check(!(d & 0xffff), "energy-pkg counts in 2^-32 J (a multiple of 2^16)");
+	d >>= 16;
+	lo = 2 * LOOPS / 256 + 2 * LOOPS / 16384;
+	hi = (2 * LOOPS + 5000000) / 256 + (2 * LOOPS + 50000000) / 16384;
+	snprintf(buf, sizeof(buf), "energy-pkg: %llu in [%llu, %llu]",
+		 (unsigned long long)d, (unsigned long long)lo,
+		 (unsigned long long)hi);
+	check(d >= lo && d <= hi, buf);
+	close(fd);
+	return fails ? 1 : 0;
+}
+
+int main(void)
+{
+	static const char *const names[] = { "cores", "pkg", "ram", "psys" };
+	static const uint64_t configs[] = { 1, 2, 3, 5 };
+	uint64_t v0[5], v1[5], d[4];
+	int fd[4], type, i, intel = 0;
+	char line[200];
+	cpu_set_t set;
+	FILE *fp;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	fp = fopen("/proc/cpuinfo", "r");
+	while (fp && fgets(line, sizeof(line), fp))
+		if (strstr(line, "GenuineIntel"))
+			intel = 1;
+	if (fp)
+		fclose(fp);
+	type = power_type();
+	if (type < 0) {
+		printf("not ok no power PMU\n");
+		return 1;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		printf("not ok sched_setaffinity: %s\n", strerror(errno));
+		return 1;
+	}
+
+	if (!intel)
+		return amd(type);
+	expect_errno(open_power(type, 2, -1, 0, 1000), EINVAL, "sampling");
+	expect_errno(open_power(type, 2, 0, -1, 0), EINVAL, "a task event");
+	expect_errno(open_power(type, 4, -1, 0, 0), EINVAL,
+		     "energy-gpu (not modelled)");
+	expect_errno(open_power(type, 6, -1, 0, 0), EINVAL, "config 6");
+	expect_errno(open_power(type, 0x102, -1, 0, 0), EINVAL, "config 0x102");
+
+	for (i = 0; i < 4; i++) {
+		fd[i] = open_member(type, configs[i], i ? fd[0] : -1);
+		if (fd[i] < 0) {
+			printf("not ok open energy-%s: %s\n", names[i],
+			       strerror(errno));
+			return 1;
+		}
+	}
+	/* nr, then the four counts, read back to back in the kernel */
+	if (read(fd[0], v0, sizeof(v0)) != sizeof(v0) || v0[0] != 4)
+		return 1;
+	loop();
+	if (read(fd[0], v1, sizeof(v1)) != sizeof(v1))
+		return 1;
+	for (i = 0; i < 4; i++) {
+		d[i] = v1[i + 1] - v0[i + 1];
+		printf("# energy-%s: %llu units of 2^-32 J = %llu model units\n",
+		       names[i], (unsigned long long)d[i],
+		       (unsigned long long)(d[i] >> SHIFT));
+		snprintf(line, sizeof(line),
+			 "energy-%s counts in 2^-32 J (a multiple of 2^18)",
+			 names[i]);
+		check(!(d[i] & ((1ULL << SHIFT) - 1)), line);
+		d[i] >>= SHIFT;
+	}
+	/* 2 x LOOPS instructions, and at most 5 million of the rest */
+	check(d[0] >= 2 * LOOPS / 1024 && d[0] <= (2 * LOOPS + 5000000) / 1024,
+	      "energy-cores: the instructions retired / 1024");
+	check(d[2] >= 2 * LOOPS / 262144 && d[2] <= (2 * LOOPS + 50000000) / 262144,
+	      "energy-ram: the virtual time / 262144");
+	check(d[3] + 2 >= d[1] + d[2] && d[3] <= d[1] + d[2] + 2,
+	      "energy-psys = energy-pkg + energy-ram");
+	check(d[1] >= d[0] && d[1] - d[0] + 4 >= 4 * d[2] &&
+	      d[1] - d[0] <= 4 * d[2] + 8,
+	      "energy-pkg - energy-cores = the virtual time / 65536");
+	for (i = 0; i < 4; i++)
+		close(fd[i]);
+	return fails ? 1 : 0;
+}
