@@ -224,7 +224,7 @@ static void rapl_event_start(struct perf_event *event, int flags)
 	local64_set(&event->hw.prev_count, rapl_read_msr(event));
 	if (list_empty(&rc->active))
 		hrtimer_start(&rc->poll, ms_to_ktime(RAPL_POLL_MS),
-			      HRTIMER_MODE_REL_PINNED);
+			      HRTIMER_MODE_REL_PINNED_HARD);
 	list_add_tail(&event->active_entry, &rc->active);
 }
 
@@ -363,7 +363,8 @@ static int __init rapl_pmu_init(void)
 		struct rapl_cpu *rc = per_cpu_ptr(&rapl_cpu, cpu);
 
 		INIT_LIST_HEAD(&rc->active);
-		hrtimer_init(&rc->poll, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+		/* hard: it walks the list add/del change with IRQs off */
+		hrtimer_init(&rc->poll, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 		rc->poll.function = rapl_poll;
 	}
 	err = perf_pmu_register(&rapl_pmu, "power", -1);
@@ -377,7 +378,12 @@ module_init(rapl_pmu_init);
 
 static void __exit rapl_pmu_exit(void)
 {
+	int cpu;
+
 	perf_pmu_unregister(&rapl_pmu);
+	/* no event is left (each held the module), so neither is a timer */
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&per_cpu(rapl_cpu, cpu).poll);
 }
 module_exit(rapl_pmu_exit);
 
