@@ -291,7 +291,6 @@ static int rapl_event_init(struct perf_event *event)
 		return -EINVAL;
 	event->hw.event_base = rapl_msr[cfg];
 	event->hw.config_base = rapl_shift[cfg];
-	event->hw.config = cfg;
 	INIT_LIST_HEAD(&event->active_entry);
 	return 0;
 }
