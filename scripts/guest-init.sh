@@ -4,6 +4,7 @@
 # /init of the test initramfs (busybox sh).  Mode from the kernel command
 # line:
 #   ptest=run  run every test of /tests/tests.list, print @@ markers, power off
+#              (with ptest_only=a,b only the tests a and b of it)
 #   ptest=cmd  run /etc/ptest-cmd if present (then power off), otherwise a
 #              perf stat demo followed by an interactive shell on the console
 #
@@ -37,9 +38,11 @@ ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null
 hostname ptest
 
 mode=
+only=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	ptest=*) mode=${arg#ptest=} ;;
+	ptest_only=*) only=$(echo "${arg#ptest_only=}" | tr , ' ') ;;
 	esac
 done
 
@@ -123,6 +126,11 @@ run_tests() {
 	[ -f $list ] || { echo "@@ERROR no $list"; return; }
 	# Read the list up front: tests must not inherit it as stdin.
 	grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' $list > /tmp/.tests.list
+	# ptest_only=a,b: only those of the list (the others are not reported)
+	if [ -n "$only" ]; then
+		awk -v only=" $only " 'index(only, " " $1 " ")' /tmp/.tests.list > /tmp/.tests.only
+		mv /tmp/.tests.only /tmp/.tests.list
+	fi
 	n=0
 	while read -r bin who to _; do
 		n=$((n + 1))

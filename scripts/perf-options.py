@@ -57,7 +57,6 @@ IMPLIED = {
 # Not yet: the option and why. Remove an entry when the option is on.
 PENDING = {
     'PERF_EVENTS_INTEL_UNCORE': 'no driver yet (issue 14)',
-    'PERF_EVENTS_INTEL_CSTATE': 'no driver yet (issue 14)',
     'PERF_EVENTS_AMD_POWER': 'no driver yet (issue 15)',
     'PERF_EVENTS_AMD_UNCORE': 'no driver yet (issue 15)',
 }

@@ -19,9 +19,8 @@
  * feature bit where there is one, and in any case a read of the MSR that
  * does not fault (under emulators and hypervisors most are missing).
  *
- * Nothing is programmed: add() and start() remember the current value in
- * hw.prev_count and read() adds what the counter advanced since. Events
- * cannot sample (no interrupt) nor filter by privilege level (the counters
+ * Nothing is programmed (freerun.c has the operations). Events cannot
+ * sample (no interrupt) nor filter by privilege level (the counters
  * count everything). These counters are per-CPU (per-core for some), so an
  * event counts on whichever CPU it is scheduled.
  */
@@ -282,52 +281,26 @@ static const struct attribute_group *msr_attr_groups[] = {
 	NULL,
 };
 
-static u64 msr_ctr_read(const struct msr_ctr *ctr)
+/* the thermal margin: degrees below TjMax, or -1 without a valid reading */
+static bool msr_snapshot(struct perf_event *event, u64 *val)
 {
-	u64 val;
+	u64 raw;
 
-	if (!ctr->msr)
-		return rdtsc_ordered();
-
-	rdmsrl(ctr->msr, val);
-	return val;
+	if (!msr_ctrs[event->hw.config].snapshot)
+		return false;
+	rdmsrl(event->hw.event_base, raw);
+	*val = raw & THERM_STATUS_VALID ? FIELD_GET(THERM_STATUS_READOUT, raw)
+					: -1ULL;
+	return true;
 }
 
-/* Bring event->count up to date; IRQs off, on the CPU the event runs on. */
-static void msr_event_update(struct perf_event *event)
-{
-	const struct msr_ctr *ctr = &msr_ctrs[event->hw.config];
-	unsigned int shift = 64 - ctr->width;
-	u64 prev, now, delta;
-
-	if (ctr->snapshot) {
-		now = msr_ctr_read(ctr);
-		if (now & THERM_STATUS_VALID)
-			now = FIELD_GET(THERM_STATUS_READOUT, now);
-		else
-			now = -1ULL;	/* no valid reading */
-		local64_set(&event->count, now);
-		return;
-	}
-
-	/* An NMI may read the event meanwhile: claim [prev, now] atomically. */
-	do {
-		prev = local64_read(&event->hw.prev_count);
-		now = msr_ctr_read(ctr);
-	} while (local64_cmpxchg(&event->hw.prev_count, prev, now) != prev);
-
-	/* Modulo the counter's width, so that a wrap-around counts right. */
-	delta = ((now << shift) - (prev << shift)) >> shift;
-	local64_add(delta, &event->count);
-}
-
-static struct pmu msr_pmu;
+static struct x86_freerun_pmu msr_pmu;
 
 static int msr_event_init(struct perf_event *event)
 {
 	u64 cfg = event->attr.config;
 
-	if (event->attr.type != msr_pmu.type)
+	if (event->attr.type != msr_pmu.pmu.type)
 		return -ENOENT;
 
 	/* No interrupt, so no sampling. */
@@ -342,66 +315,24 @@ static int msr_event_init(struct perf_event *event)
 
 	event->hw.config = cfg;
 	event->hw.event_base = msr_ctrs[cfg].msr;
+	event->hw.config_base = msr_ctrs[cfg].width;
 	event->hw.idx = -1;
 	return 0;
 }
 
-static void msr_event_start(struct perf_event *event, int flags)
-{
-	struct hw_perf_event *hwc = &event->hw;
-
-	local64_set(&hwc->prev_count, msr_ctr_read(&msr_ctrs[hwc->config]));
-	hwc->state = 0;
-}
-
-static void msr_event_stop(struct perf_event *event, int flags)
-{
-	struct hw_perf_event *hwc = &event->hw;
-
-	if (!(hwc->state & PERF_HES_STOPPED)) {
-		if (flags & PERF_EF_UPDATE) {
-			msr_event_update(event);
-			hwc->state |= PERF_HES_UPTODATE;
-		}
-		hwc->state |= PERF_HES_STOPPED;
-	}
-}
-
-static int msr_event_add(struct perf_event *event, int flags)
-{
-	struct hw_perf_event *hwc = &event->hw;
-
-	local64_set(&hwc->prev_count, msr_ctr_read(&msr_ctrs[hwc->config]));
-	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
-
-	if (flags & PERF_EF_START)
-		msr_event_start(event, flags);
-	return 0;
-}
-
-static void msr_event_del(struct perf_event *event, int flags)
-{
-	msr_event_stop(event, PERF_EF_UPDATE);
-}
-
-static void msr_event_read(struct perf_event *event)
-{
-	/* A stopped event was brought up to date when it stopped. */
-	if (event->hw.state & PERF_HES_STOPPED)
-		return;
-
-	msr_event_update(event);
-}
-
-static struct pmu msr_pmu = {
-	.attr_groups	= msr_attr_groups,
-	.event_init	= msr_event_init,
-	.add		= msr_event_add,
-	.del		= msr_event_del,
-	.start		= msr_event_start,
-	.stop		= msr_event_stop,
-	.read		= msr_event_read,
-	.capabilities	= PERF_PMU_CAP_NO_INTERRUPT | PERF_PMU_CAP_NO_EXCLUDE,
+static struct x86_freerun_pmu msr_pmu = {
+	.pmu = {
+		.attr_groups	= msr_attr_groups,
+		.event_init	= msr_event_init,
+		.add		= x86_freerun_add,
+		.del		= x86_freerun_del,
+		.start		= x86_freerun_start,
+		.stop		= x86_freerun_stop,
+		.read		= x86_freerun_read,
+		.capabilities	= PERF_PMU_CAP_NO_INTERRUPT |
+				  PERF_PMU_CAP_NO_EXCLUDE,
+	},
+	.snapshot	= msr_snapshot,
 };
 
 static bool __init msr_ctr_probe(const struct msr_ctr *ctr)
@@ -429,7 +360,7 @@ static int __init msr_pmu_init(void)
 		return 0;
 	}
 
-	err = perf_pmu_register(&msr_pmu, "msr", -1);
+	err = perf_pmu_register(&msr_pmu.pmu, "msr", -1);
 	if (err)
 		pr_warn("registration failed: %d\n", err);
 	return 0;

@@ -306,6 +306,23 @@ static struct x86_pmu_str_attr _var = {					\
 }
 
 /**
+ * struct x86_freerun_pmu - a PMU of free-running counters (freerun.c)
+ * @pmu: the PMU; its add/del/start/stop/read are the x86_freerun_*()
+ * @snapshot: optional: for an event whose register holds a reading, not
+ *	a count, store the reading in *@val and return true
+ */
+struct x86_freerun_pmu {
+	struct pmu	pmu;
+	bool		(*snapshot)(struct perf_event *event, u64 *val);
+};
+
+int x86_freerun_add(struct perf_event *event, int flags);
+void x86_freerun_del(struct perf_event *event, int flags);
+void x86_freerun_start(struct perf_event *event, int flags);
+void x86_freerun_stop(struct perf_event *event, int flags);
+void x86_freerun_read(struct perf_event *event);
+
+/**
  * union x86_event_config - the fields of an event select (PERFEVTSEL)
  *
  * Intel SDM vol. 3 and AMD APM vol. 2: event select 7:0 (AMD: also

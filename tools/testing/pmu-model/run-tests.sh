@@ -6,7 +6,10 @@
 #
 # Builds the guest programs (build/pmu-tests) and their initramfs
 # (build/initramfs-pmu.cpio.gz), boots once per CPU model of PMU_CPUS
-# (default "Skylake-PMU EPYC-PMU": Intel and AMD) and CPU count of
+# (default "Skylake-PMU EPYC-PMU Skylake-PMU,hypervisor=off": Intel, AMD,
+# and Intel without CPUID's hypervisor bit, where 6.12 registers what it
+# hides under a hypervisor; that boot, named intel-metal, runs only the
+# tests of PMU_METAL_TESTS, default "pmu-cstate") and CPU count of
 # PMU_SMPS (default "2") with build/pmu-qemu/qemu-system-x86_64 under
 # -icount shift=0,sleep=off -seed 1, checks the boot log on the host (the
 # kernel's Intel/AMD PMU driver line, no "broken PMU", no "unchecked MSR
@@ -30,7 +33,8 @@ ROOT=$(cd "$HERE/../../.." && pwd)
 B=$ROOT/build
 kernel=$1 result=${2:-}
 SMPS=${PMU_SMPS:-2}
-CPUS=${PMU_CPUS:-Skylake-PMU EPYC-PMU}
+CPUS=${PMU_CPUS:-Skylake-PMU EPYC-PMU Skylake-PMU,hypervisor=off}
+METAL_TESTS=${PMU_METAL_TESTS:-pmu-cstate}
 REPEAT=${PMU_REPEAT:-1}
 QEMU_BIN=${PMU_QEMU:-$B/pmu-qemu/qemu-system-x86_64}
 initrd=$B/initramfs-pmu${PMU_TAG:+-$PMU_TAG}.cpio.gz
@@ -68,9 +72,14 @@ mods+=(-x "$B/pmu-tests/pmu-kvm")
 "$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -t "$tests:$B/pmu-tests" "${mods[@]}"
 
 boot() { # CPU SMP LOG
+	local only=
+	# the bare-metal boot runs only its tests
+	case $1 in
+	*hypervisor=off*) only="ptest_only=$(echo $METAL_TESTS | tr ' ' ,)" ;;
+	esac
 	# the NMI watchdog off: tests count on every counter (pmu-watchdog.sh
 	# turns it on)
-	APPEND="nmi_watchdog=0 ${APPEND:-}" \
+	APPEND="nmi_watchdog=0 $only ${APPEND:-}" \
 	CPU=$1 SMP=$2 QEMU=$QEMU_BIN ICOUNT=shift=0,sleep=off \
 		QEMU_NODEFAULTS=1 QEMU_EXTRA="-L /usr/share/seabios -L /usr/share/qemu" \
 		"$ROOT/scripts/boot.sh" "$kernel" "$initrd" run "$3" 2>&1 |
@@ -92,6 +101,9 @@ for cpu in $CPUS; do
 	EPYC*|*AMD*|*amd*) vendor=amd ;;
 	*) vendor=intel ;;
 	esac
+	case $cpu in
+	*hypervisor=off*) vendor=$vendor-metal ;;
+	esac
 	for n in $SMPS; do
 		run=pmu${PMU_TAG:+-$PMU_TAG}-$vendor-smp$n
 		log=$logs/$run.log
@@ -111,8 +123,18 @@ for r in "${runs[@]}"; do
 	*) driver='Intel PMU driver' ;;
 	esac
 	cat "$log.out"; rm -f "$log.out"
-	args+=(--boot "$run:$n:$list:$log")
-	for t in ${PMU_SKIP:-}; do
+	runlist=$list skips=${PMU_SKIP:-}
+	case $cpu in
+	*hypervisor=off*)
+		runlist=$list-metal
+		awk -v only=" $METAL_TESTS " '/^#/ || !NF || index(only, " " $1 " ")' \
+			"$list" > "$runlist"
+		skips=$(for t in $skips; do
+			case " $METAL_TESTS " in *" $t "*) echo "$t" ;; esac
+		done) ;;
+	esac
+	args+=(--boot "$run:$n:$runlist:$log")
+	for t in $skips; do
 		echo "PASS $t@$run: skip (PMU_SKIP: not run on this kernel)" >> "$checks"
 	done
 	# The kernel's driver took the model, without complaint
