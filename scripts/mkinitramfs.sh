@@ -92,6 +92,9 @@ fi
 [ -n "$perf" ] && [ -x "$perf" ] || { echo "mkinitramfs.sh: no perf binary (make deps)" >&2; exit 1; }
 # copy_bin SRC DEST: a dynamic binary and the shared libraries it needs
 copy_bin() {
+	# never through a busybox applet link of the same name (groups,
+	# strace, ...): cp would follow it and overwrite the host's busybox
+	rm -f "$2"
 	cp "$1" "$2"
 	for lib in $(ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
 		mkdir -p ".$(dirname "$lib")"

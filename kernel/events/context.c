@@ -385,12 +385,15 @@ static void perf_event_group_detach(struct perf_event_context *ctx,
 		list_for_each_entry_safe(sibling, tmp, &event->sibling_list,
 					 sibling_entry) {
 			list_del_init(&sibling->sibling_entry);
+			/* its times so far follow the old leader's state */
+			perf_event_update_times(sibling);
 			sibling->group_leader = sibling;
 		}
 		event->nr_siblings = 0;
 	} else {
 		list_del_init(&event->sibling_entry);
 		event->group_leader->nr_siblings--;
+		perf_event_update_times(event);
 		event->group_leader = event;
 	}
 	raw_spin_unlock_irq(&ctx->lock);
@@ -413,6 +416,8 @@ void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 		list_for_each_entry_safe(sibling, tmp, &event->sibling_list,
 					 sibling_entry) {
 			list_del_init(&sibling->sibling_entry);
+			/* its times so far follow the old leader's state */
+			perf_event_update_times(sibling);
 			sibling->group_leader = sibling;
 			if (sibling->attr.pinned)
 				list_add_tail(&sibling->group_entry,
@@ -425,6 +430,7 @@ void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 	} else {
 		list_del_init(&event->sibling_entry);
 		event->group_leader->nr_siblings--;
+		perf_event_update_times(event);
 		/* out of the group for good: a later detach must not recount */
 		event->group_leader = event;
 	}

@@ -262,6 +262,22 @@ void perf_pmu_migrate_scope(unsigned int scope, int src_cpu, int dst_cpu);
 struct perf_event_context *perf_event_ctx_lock(struct perf_event *event);
 
 void perf_ctx_update_time(struct perf_event_context *ctx);
+/*
+ * The state an event's times follow: a group member counts no time,
+ * enabled or running, while its leader is off (or in error), whatever its
+ * own state, as in 6.12: a member's time_enabled is the time its group
+ * was enabled.
+ */
+static inline enum perf_event_state
+perf_event_effective_state(struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader;
+
+	if (leader && leader->state <= PERF_EVENT_STATE_OFF)
+		return leader->state;
+	return event->state;
+}
+
 void perf_event_update_times(struct perf_event *event);
 void perf_event_set_state(struct perf_event *event,
 			  enum perf_event_state state);

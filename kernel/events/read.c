@@ -246,12 +246,13 @@ static u64 perf_primary_id(struct perf_event *event)
 void perf_event_times_now(struct perf_event *event, u64 *enabled,
 			  u64 *running)
 {
+	enum perf_event_state state = perf_event_effective_state(event);
 	struct perf_event_context *ctx = event->ctx;
 	u64 now, delta = 0;
 
 	*enabled = event->total_time_enabled;
 	*running = event->total_time_running;
-	if (!ctx || event->state < PERF_EVENT_STATE_INACTIVE)
+	if (!ctx || state < PERF_EVENT_STATE_INACTIVE)
 		return;
 	if (perf_event_is_cgroup(event)) {
 		now = perf_cgroup_time_live(event);
@@ -263,7 +264,7 @@ void perf_event_times_now(struct perf_event *event, u64 *enabled,
 	if ((s64)(now - event->tstamp) > 0)
 		delta = now - event->tstamp;
 	*enabled += delta;
-	if (event->state == PERF_EVENT_STATE_ACTIVE)
+	if (state == PERF_EVENT_STATE_ACTIVE)
 		*running += delta;
 }
 

@@ -44,6 +44,7 @@ void perf_ctx_update_time(struct perf_event_context *ctx)
 
 void perf_event_update_times(struct perf_event *event)
 {
+	enum perf_event_state state = perf_event_effective_state(event);
 	u64 now, delta;
 
 	if (!event->ctx)
@@ -55,16 +56,30 @@ void perf_event_update_times(struct perf_event *event)
 		now = perf_ctx_time_now(event->ctx);
 	delta = now - event->tstamp;
 	event->tstamp = now;
-	if (event->state >= PERF_EVENT_STATE_INACTIVE)
+	if (state >= PERF_EVENT_STATE_INACTIVE)
 		event->total_time_enabled += delta;
-	if (event->state == PERF_EVENT_STATE_ACTIVE)
+	if (state == PERF_EVENT_STATE_ACTIVE)
 		event->total_time_running += delta;
 }
 
 void perf_event_set_state(struct perf_event *event,
 			  enum perf_event_state state)
 {
+	struct perf_event *sibling;
+
 	perf_event_update_times(event);
+	/*
+	 * A leader turning off or on stops or starts its members' enabled
+	 * time (perf_event_effective_state()): account theirs up to now
+	 * under the old state first.
+	 */
+	if (event->group_leader == event &&
+	    (event->state <= PERF_EVENT_STATE_OFF) !=
+	    (state <= PERF_EVENT_STATE_OFF)) {
+		list_for_each_entry(sibling, &event->sibling_list,
+				    sibling_entry)
+			perf_event_update_times(sibling);
+	}
 	event->state = state;
 }
 

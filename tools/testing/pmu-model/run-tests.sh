@@ -69,6 +69,8 @@ env -u MAKEFLAGS -u MAKELEVEL make -s -C "$objdir/source" O="$objdir" \
 for ko in "$moddir"/*.ko; do mods+=(-m "$ko"); done
 # run by pmu-kvm.sh once KVM is loaded
 mods+=(-x "$B/pmu-tests/pmu-kvm")
+# PAPI's tools, for pmu-papi.sh
+mods+=(-x /usr/bin/papi_avail -x /usr/bin/papi_command_line)
 "$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -t "$tests:$B/pmu-tests" "${mods[@]}"
 
 boot() { # CPU SMP LOG

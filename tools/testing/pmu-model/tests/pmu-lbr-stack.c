@@ -25,14 +25,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
 
+#include "pmu-ring.h"
 #include "pmu-unthrottle.h"
-
-#define PAGES	256
 
 /*
  * f1(%rdi = iterations, %rsi = function called between the loops):
@@ -114,25 +112,18 @@ static int check_samples(const char *who, pid_t pid,
 			 char **sites, char **targets, int n, int *before,
 			 int *after)
 {
-	long ps = sysconf(_SC_PAGESIZE);
-	uint64_t head, pos;
+	struct ring_iter it;
+	uint64_t *p;
 	int bad = 0;
 
 	*before = *after = 0;
-	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
-	if (head > PAGES * ps)
-		head = PAGES * ps;
-	for (pos = 0; pos < head; ) {
-		struct perf_event_header *h = (void *)(data + pos);
-		uint64_t *p = (uint64_t *)(h + 1), ip, nr;
+	ring_iter_start(&it, pc, data);
+	/* each sample: ip, pid and tid, nr, nr entries */
+	while ((p = ring_next_sample(&it))) {
 		struct perf_branch_entry *e;
+		uint64_t ip, nr;
 		int i, ok;
 
-		if (!h->size)
-			break;
-		pos += h->size;
-		if (h->type != PERF_RECORD_SAMPLE)
-			continue;
 		ip = p[0];
 		if ((pid_t)(uint32_t)p[1] != pid)
 			continue;
@@ -172,17 +163,6 @@ static void check(int ok, const char *what)
 		fails++;
 }
 
-static unsigned char *map(int fd, struct perf_event_mmap_page **pc)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-
-	*pc = mmap(NULL, (PAGES + 1) * ps, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   fd, 0);
-	if (*pc == MAP_FAILED)
-		return NULL;
-	return (unsigned char *)*pc + ps;
-}
-
 /* the child: waits for the parent to block, runs its three calls */
 static int child(void)
 {
@@ -195,7 +175,7 @@ static int child(void)
 	fd = open_event(0);
 	if (fd < 0)
 		return 2;
-	data = map(fd, &pc);
+	data = ring_map(fd, &pc);
 	if (!data)
 		return 2;
 	if (read(go[0], &ch, 1) != 1)
@@ -218,21 +198,14 @@ int main(void)
 	char *targets[] = { f5, f4, f3, f2, f1 };
 	char *csites[] = { s4, s3, NULL }, *ctargets[] = { f5, f4, f3 };
 	struct perf_event_mmap_page *pc;
-	int fd, bad, before, after, status, intel = 0;
+	int fd, bad, before, after, status, intel;
 	unsigned char *data;
 	cpu_set_t set;
-	char buf[64];
 	pid_t pid;
-	FILE *fp;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	unthrottle();
-	fp = fopen("/proc/cpuinfo", "r");
-	while (fp && fgets(buf, sizeof(buf), fp))
-		if (strstr(buf, "GenuineIntel"))
-			intel = 1;
-	if (fp)
-		fclose(fp);
+	intel = cpu_is_intel();
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	if (sched_setaffinity(0, sizeof(set), &set)) {
@@ -252,7 +225,7 @@ int main(void)
 		printf("not ok open: %s\n", strerror(errno));
 		return 1;
 	}
-	data = map(fd, &pc);
+	data = ring_map(fd, &pc);
 	if (!data || pipe(go) || pipe(done)) {
 		printf("not ok mmap/pipe: %s\n", strerror(errno));
 		return 1;

@@ -40,13 +40,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 
+#include "pmu-ring.h"
 #include "pmu-unthrottle.h"
-
-#define PAGES	256
 
 extern char blob[], blob_end[], loop_blob[], loop_blob_end[];
 
@@ -196,47 +194,6 @@ static int cmp(const void *x, const void *y)
 	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
-static unsigned char *map(int fd, struct perf_event_mmap_page **pc)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-
-	*pc = mmap(NULL, (PAGES + 1) * ps, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   fd, 0);
-	if (*pc == MAP_FAILED)
-		return NULL;
-	return (unsigned char *)*pc + ps;
-}
-
-/*
- * Each sample: ip, nr, hw_idx, nr entries. Calls @fn for each; returns
- * the number of samples.
- */
-static int walk(struct perf_event_mmap_page *pc, unsigned char *data,
-		void (*fn)(uint64_t ip, uint64_t hw_idx, uint64_t nr,
-			   struct perf_branch_entry *e))
-{
-	long ps = sysconf(_SC_PAGESIZE);
-	uint64_t head, pos;
-	int n = 0;
-
-	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
-	if (head > PAGES * ps)
-		head = PAGES * ps;
-	for (pos = 0; pos < head; ) {
-		struct perf_event_header *h = (void *)(data + pos);
-		uint64_t *p = (uint64_t *)(h + 1);
-
-		if (!h->size)
-			break;
-		pos += h->size;
-		if (h->type != PERF_RECORD_SAMPLE)
-			continue;
-		fn(p[0], p[2], p[1], (void *)&p[3]);
-		n++;
-	}
-	return n;
-}
-
 static char *lines[4096];
 static int nirq, nlines, bad_spec, spec_want, plain_typed, plain_spec;
 
@@ -318,12 +275,49 @@ static void idx_of(uint64_t ip, uint64_t hw_idx, uint64_t nr,
 	last_idx = hw_idx;
 }
 
-int main(void)
+/*
+ * Samples @code(@iters) with @bst and @period, then calls @fn for each
+ * sample (ip, nr, hw_idx, nr entries). Returns the number of samples, or
+ * -1 when the event (named @what) or its ring cannot be had.
+ */
+static int record(const char *what, uint64_t bst, uint64_t period,
+		  char *code, long iters,
+		  void (*fn)(uint64_t ip, uint64_t hw_idx, uint64_t nr,
+			     struct perf_branch_entry *e))
 {
 	struct perf_event_mmap_page *pc;
+	struct ring_iter it;
 	unsigned char *data;
-	int fd, i, n, intel;
-	char buf[64];
+	uint64_t *p;
+	int fd, n = 0;
+
+	fd = open_event(bst, 1, period);
+	if (fd < 0) {
+		printf("not ok open (%s): %s\n", what, strerror(errno));
+		return -1;
+	}
+	data = ring_map(fd, &pc);
+	if (!data) {
+		printf("not ok mmap: %s\n", strerror(errno));
+		return -1;
+	}
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	((void (*)(long))code)(iters);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	ring_iter_start(&it, pc, data);
+	while ((p = ring_next_sample(&it))) {
+		fn(p[0], p[2], p[1], (void *)&p[3]);
+		n++;
+	}
+	/* the checks need only what @fn kept */
+	ring_unmap(pc);
+	close(fd);
+	return n;
+}
+
+int main(void)
+{
+	int i, n, intel;
 	FILE *fp;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -334,35 +328,17 @@ int main(void)
 		return 1;
 	}
 	fclose(fp);
-	fp = fopen("/proc/cpuinfo", "r");
-	intel = 0;
-	while (fp && fgets(buf, sizeof(buf), fp))
-		if (strstr(buf, "GenuineIntel"))
-			intel = 1;
-	if (fp)
-		fclose(fp);
+	intel = cpu_is_intel();
 	printf("# %s, %d entries\n", intel ? "intel" : "amd", depth);
 	/* LbrExtV2 says whether a branch was speculative; legacy LBR not */
 	spec_want = intel ? PERF_BR_SPEC_NA : PERF_BR_NON_SPEC_CORRECT_PATH;
 
 	/* the types */
-	fd = open_event(PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
-			PERF_SAMPLE_BRANCH_KERNEL |
-			PERF_SAMPLE_BRANCH_TYPE_SAVE |
-			PERF_SAMPLE_BRANCH_HW_INDEX, 1, 97);
-	if (fd < 0) {
-		printf("not ok open (types): %s\n", strerror(errno));
+	n = record("types", PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
+		   PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_TYPE_SAVE |
+		   PERF_SAMPLE_BRANCH_HW_INDEX, 97, blob, 1000, types_of);
+	if (n < 0)
 		return 1;
-	}
-	data = map(fd, &pc);
-	if (!data) {
-		printf("not ok mmap: %s\n", strerror(errno));
-		return 1;
-	}
-	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-	((void (*)(long))blob)(1000);
-	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	n = walk(pc, data, types_of);
 	qsort(lines, nlines, sizeof(lines[0]), cmp);
 	printf("# %d samples, %d distinct records of blob()\n", n, nlines);
 	for (i = 0; i < nlines; i++) {
@@ -384,49 +360,23 @@ int main(void)
 				break;
 		check(j < nlines, "record %s seen", expect[i]);
 	}
-	munmap(pc, (PAGES + 1) * sysconf(_SC_PAGESIZE));
-	close(fd);
 
 	/* no TYPE_SAVE */
-	fd = open_event(PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
-			PERF_SAMPLE_BRANCH_HW_INDEX, 1, 997);
-	if (fd < 0) {
-		printf("not ok open (plain): %s\n", strerror(errno));
+	n = record("plain", PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
+		   PERF_SAMPLE_BRANCH_HW_INDEX, 997, blob, 300, plain_of);
+	if (n < 0)
 		return 1;
-	}
-	data = map(fd, &pc);
-	if (!data) {
-		printf("not ok mmap: %s\n", strerror(errno));
-		return 1;
-	}
-	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-	((void (*)(long))blob)(300);
-	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	n = walk(pc, data, plain_of);
 	printf("# plain: %d samples, %d typed, %d other spec\n", n,
 	       plain_typed, plain_spec);
 	check(n > 0 && !plain_typed, "%s",
 	      "without TYPE_SAVE no record has a type");
 	check(n > 0 && !plain_spec, "%s", "without TYPE_SAVE the same spec");
-	munmap(pc, (PAGES + 1) * sysconf(_SC_PAGESIZE));
-	close(fd);
 
 	/* the hardware index */
-	fd = open_event(PERF_SAMPLE_BRANCH_COND | PERF_SAMPLE_BRANCH_USER |
-			PERF_SAMPLE_BRANCH_HW_INDEX, 1, 1000);
-	if (fd < 0) {
-		printf("not ok open (hw_idx): %s\n", strerror(errno));
+	if (record("hw_idx", PERF_SAMPLE_BRANCH_COND | PERF_SAMPLE_BRANCH_USER |
+		   PERF_SAMPLE_BRANCH_HW_INDEX, 1000, loop_blob, 30000,
+		   idx_of) < 0)
 		return 1;
-	}
-	data = map(fd, &pc);
-	if (!data) {
-		printf("not ok mmap: %s\n", strerror(errno));
-		return 1;
-	}
-	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-	((void (*)(long))loop_blob)(30000);
-	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	walk(pc, data, idx_of);
 	printf("# %d samples in the loop, %d hw_idx out of range, %d deltas\n",
 	       loop_samples, bad_idx, nidx);
 	for (i = 0; i < depth; i++)
@@ -442,6 +392,5 @@ int main(void)
 		      deltas[0] == nidx, "%s",
 		      "hw_idx is 0 in every sample (entry 0 is the newest)");
 	}
-	close(fd);
 	return fails ? 1 : 0;
 }

@@ -97,6 +97,58 @@ TEST(members_do_not_count_while_the_leader_is_disabled)
 	close(leader);
 }
 
+/*
+ * A member's time_enabled is the time its group was enabled: while the
+ * leader is off, an enabled member gains neither enabled nor running
+ * time (6.12), so a reader that scales by enabled/running (PAPI does,
+ * from the control page) sees no multiplexing that did not happen.
+ */
+TEST(member_times_stop_while_the_leader_is_disabled)
+{
+	const __u64 rf = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			 PERF_FORMAT_TOTAL_TIME_RUNNING;
+	struct perf_event_attr attr;
+	struct perf_event_mmap_page *pg;
+	struct pt_val3 l, m, m2;
+	int leader, member;
+
+	leader = pt_open_sw(PERF_COUNT_SW_TASK_CLOCK, -1, rf);
+	ASSERT_LE(0, leader);
+	pt_attr_sw(&attr, PERF_COUNT_SW_TASK_CLOCK);
+	attr.disabled = 0;
+	attr.read_format = rf;
+	member = sys_perf_event_open(&attr, 0, -1, leader, 0);
+	ASSERT_LE(0, member);
+	pg = mmap(NULL, pt_page_size(), PROT_READ, MAP_SHARED, member, 0);
+	ASSERT_NE(MAP_FAILED, pg);
+
+	/* the leader has never been on: no time at all */
+	pt_spin_ns(5000000);
+	ASSERT_EQ(0, pt_read3(member, &m));
+	EXPECT_EQ(0, m.enabled);
+	EXPECT_EQ(0, m.running);
+
+	ASSERT_EQ(0, pt_ioctl(leader, PERF_EVENT_IOC_ENABLE));
+	pt_spin_ns(5000000);
+	ASSERT_EQ(0, pt_ioctl(leader, PERF_EVENT_IOC_DISABLE));
+	ASSERT_EQ(0, pt_read3(member, &m));
+	ASSERT_EQ(0, pt_read3(leader, &l));
+	EXPECT_LT(4000000, m.enabled);
+	EXPECT_EQ(m.enabled, m.running);
+	EXPECT_GE(l.enabled, m.enabled);
+	/* the control page says the same once the group is off */
+	EXPECT_EQ(pg->time_enabled, pg->time_running);
+
+	/* off again: the member's times stand still */
+	pt_spin_ns(5000000);
+	ASSERT_EQ(0, pt_read3(member, &m2));
+	EXPECT_EQ(m.enabled, m2.enabled);
+	EXPECT_EQ(m.running, m2.running);
+	munmap(pg, pt_page_size());
+	close(member);
+	close(leader);
+}
+
 TEST(member_added_to_a_running_group_counts_from_then_on)
 {
 	struct perf_event_attr attr;
