@@ -272,10 +272,15 @@ static inline enum perf_event_state
 perf_event_effective_state(struct perf_event *event)
 {
 	struct perf_event *leader = event->group_leader;
+	enum perf_event_state lstate;
 
-	if (leader && leader->state <= PERF_EVENT_STATE_OFF)
-		return leader->state;
-	return event->state;
+	/* lockless readers (NMI, the control page) too: one load each */
+	if (leader && leader != event) {
+		lstate = READ_ONCE(leader->state);
+		if (lstate <= PERF_EVENT_STATE_OFF)
+			return lstate;
+	}
+	return READ_ONCE(event->state);
 }
 
 void perf_event_update_times(struct perf_event *event);

@@ -76,8 +76,7 @@ void perf_event_set_state(struct perf_event *event,
 	if (event->group_leader == event &&
 	    (event->state <= PERF_EVENT_STATE_OFF) !=
 	    (state <= PERF_EVENT_STATE_OFF)) {
-		list_for_each_entry(sibling, &event->sibling_list,
-				    sibling_entry)
+		for_each_sibling_event(sibling, event)
 			perf_event_update_times(sibling);
 	}
 	event->state = state;

@@ -52,7 +52,8 @@ static const u32 core_msrs[CORE_NR] = {
 	[CS_C7] = MSR_CORE_C7_RESIDENCY,
 };
 
-static const u32 pkg_msrs[PKG_NR] = {
+/* Silvermont keeps package C6 elsewhere: set at init (cstate_model) */
+static u32 pkg_msrs[PKG_NR] __ro_after_init = {
 	[PS_C2]  = MSR_PKG_C2_RESIDENCY,
 	[PS_C3]  = MSR_PKG_C3_RESIDENCY,
 	[PS_C6]  = MSR_PKG_C6_RESIDENCY,
@@ -66,10 +67,12 @@ static const u32 pkg_msrs[PKG_NR] = {
  * struct cstate_model - the residency counters of a CPU model
  * @core: bit N: cstate_core config N exists
  * @pkg: bit N: cstate_pkg config N exists
+ * @atom_pkg_c6: package C6 is MSR_ATOM_PKG_C6_RESIDENCY (Silvermont)
  */
 struct cstate_model {
 	unsigned long	core;
 	unsigned long	pkg;
+	bool		atom_pkg_c6;
 };
 
 #define C(x)	BIT(CS_##x)
@@ -117,8 +120,24 @@ static const struct cstate_model adl_cstates = {
 };
 
 static const struct cstate_model slm_cstates = {
+	.core		= C(C1) | C(C6),
+	.pkg		= P(C6),
+	.atom_pkg_c6	= true,
+};
+
+static const struct cstate_model amt_cstates = {
 	.core	= C(C1) | C(C6),
 	.pkg	= P(C6),
+};
+
+static const struct cstate_model knl_cstates = {
+	.core	= C(C6),
+	.pkg	= P(C2) | P(C3) | P(C6),
+};
+
+static const struct cstate_model srf_cstates = {
+	.core	= C(C1) | C(C6),
+	.pkg	= P(C2) | P(C6),
 };
 
 static const struct cstate_model glm_cstates = {
@@ -173,6 +192,8 @@ static const struct x86_cpu_id cstate_models[] = {
 	X86_MATCH_VFM(INTEL_ICELAKE_D,		&icx_cstates),
 	X86_MATCH_VFM(INTEL_SAPPHIRERAPIDS_X,	&icx_cstates),
 	X86_MATCH_VFM(INTEL_EMERALDRAPIDS_X,	&icx_cstates),
+	X86_MATCH_VFM(INTEL_GRANITERAPIDS_X,	&icx_cstates),
+	X86_MATCH_VFM(INTEL_GRANITERAPIDS_D,	&icx_cstates),
 
 	X86_MATCH_VFM(INTEL_ALDERLAKE,		&adl_cstates),
 	X86_MATCH_VFM(INTEL_ALDERLAKE_L,	&adl_cstates),
@@ -181,16 +202,26 @@ static const struct x86_cpu_id cstate_models[] = {
 	X86_MATCH_VFM(INTEL_RAPTORLAKE_S,	&adl_cstates),
 	X86_MATCH_VFM(INTEL_METEORLAKE,		&adl_cstates),
 	X86_MATCH_VFM(INTEL_METEORLAKE_L,	&adl_cstates),
+	X86_MATCH_VFM(INTEL_ARROWLAKE,		&adl_cstates),
+	X86_MATCH_VFM(INTEL_ARROWLAKE_H,	&adl_cstates),
+	X86_MATCH_VFM(INTEL_ARROWLAKE_U,	&adl_cstates),
+	X86_MATCH_VFM(INTEL_LUNARLAKE_M,	&adl_cstates),
+	X86_MATCH_VFM(INTEL_ATOM_GRACEMONT,	&adl_cstates),
+
+	X86_MATCH_VFM(INTEL_XEON_PHI_KNL,	&knl_cstates),
+	X86_MATCH_VFM(INTEL_XEON_PHI_KNM,	&knl_cstates),
 
 	X86_MATCH_VFM(INTEL_ATOM_SILVERMONT,	&slm_cstates),
 	X86_MATCH_VFM(INTEL_ATOM_SILVERMONT_D,	&slm_cstates),
-	X86_MATCH_VFM(INTEL_ATOM_AIRMONT,	&slm_cstates),
+	X86_MATCH_VFM(INTEL_ATOM_AIRMONT,	&amt_cstates),
 	X86_MATCH_VFM(INTEL_ATOM_GOLDMONT,	&glm_cstates),
 	X86_MATCH_VFM(INTEL_ATOM_GOLDMONT_D,	&glm_cstates),
 	X86_MATCH_VFM(INTEL_ATOM_GOLDMONT_PLUS,	&glm_cstates),
 	X86_MATCH_VFM(INTEL_ATOM_TREMONT_D,	&tnt_d_cstates),
 	X86_MATCH_VFM(INTEL_ATOM_TREMONT,	&glm_cstates),
 	X86_MATCH_VFM(INTEL_ATOM_TREMONT_L,	&glm_cstates),
+	X86_MATCH_VFM(INTEL_ATOM_CRESTMONT,	&srf_cstates),
+	X86_MATCH_VFM(INTEL_ATOM_CRESTMONT_X,	&srf_cstates),
 	{}
 };
 MODULE_DEVICE_TABLE(x86cpu, cstate_models);
@@ -305,16 +336,17 @@ static int cstate_event_init(struct perf_event *event)
 	const u32 *msrs;
 	unsigned int nr;
 
-	if (event->attr.type == core_pmu.pmu.type) {
+	/* by the PMU asked, not by type: an unregistered twin has none */
+	if (event->attr.type != event->pmu->type)
+		return -ENOENT;
+	if (event->pmu == &core_pmu.pmu) {
 		present = &core_present;
 		msrs = core_msrs;
 		nr = CORE_NR;
-	} else if (event->attr.type == pkg_pmu.pmu.type) {
+	} else {
 		present = &pkg_present;
 		msrs = pkg_msrs;
 		nr = PKG_NR;
-	} else {
-		return -ENOENT;
 	}
 	/* counting only, on a CPU: the counters interrupt nothing */
 	if (is_sampling_event(event) || event->cpu < 0)
@@ -328,6 +360,8 @@ static int cstate_event_init(struct perf_event *event)
 	event->hw.event_base = msrs[cfg];
 	event->hw.config_base = 64;
 	event->hw.idx = -1;
+	/* nothing to read before add() has set prev_count */
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	return 0;
 }
 
@@ -353,6 +387,8 @@ static int __init cstate_pmu_init(void)
 	if (!id || boot_cpu_has(X86_FEATURE_HYPERVISOR))
 		return -ENODEV;
 	m = (const struct cstate_model *)id->driver_data;
+	if (m->atom_pkg_c6)
+		pkg_msrs[PS_C6] = MSR_ATOM_PKG_C6_RESIDENCY;
 	core_present = cstate_probe(m->core, core_msrs, CORE_NR);
 	pkg_present = cstate_probe(m->pkg, pkg_msrs, PKG_NR);
 

@@ -317,6 +317,8 @@ static int msr_event_init(struct perf_event *event)
 	event->hw.event_base = msr_ctrs[cfg].msr;
 	event->hw.config_base = msr_ctrs[cfg].width;
 	event->hw.idx = -1;
+	/* nothing to read before add() has set prev_count */
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	return 0;
 }
 
