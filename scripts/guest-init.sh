@@ -132,7 +132,9 @@ run_tests() {
 		mv /tmp/.tests.only /tmp/.tests.list
 	fi
 	n=0
-	while read -r bin who to _; do
+	while read -r bin who to only _; do
+		# cpus=N: the test runs only in the boot with N CPUs
+		[ -z "$only" ] || [ "$only" = "cpus=$cpus" ] || continue
 		n=$((n + 1))
 		eval "t_$n=\"\$bin \$who \$to\""
 	done < /tmp/.tests.list

@@ -132,7 +132,7 @@ done
 for spec in ${lists[@]+"${lists[@]}"}; do
 	list=${spec%%:*} bindir=${spec#*:}
 	[ -f "$list" ] || { echo "mkinitramfs.sh: no test list $list" >&2; exit 1; }
-	while read -r bin who to _; do
+	while read -r bin who to only _; do
 		case $bin in ''|'#'*) continue ;; esac
 		case $who in root|user) ;; *)
 			echo "mkinitramfs.sh: $list: '$bin': 2nd field must be root or user" >&2
@@ -141,7 +141,11 @@ for spec in ${lists[@]+"${lists[@]}"}; do
 		[ -f "$bindir/$bin" ] || { echo "mkinitramfs.sh: test binary $bindir/$bin missing" >&2; exit 1; }
 		mkdir -p "tests/$(dirname "$bin")"
 		install -m 755 "$bindir/$bin" "tests/$bin"
-		echo "$bin $who ${to:-60}" >> tests/tests.list
+		case $only in ''|cpus=[0-9]*) ;; *)
+			echo "mkinitramfs.sh: $list: '$bin': 4th field must be cpus=N" >&2
+			exit 1 ;;
+		esac
+		echo "$bin $who ${to:-60} $only" >> tests/tests.list
 	done < "$list"
 done
 for spec in ${ups[@]+"${ups[@]}"}; do

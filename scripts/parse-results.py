@@ -49,11 +49,13 @@ def kreport(line):
     return None
 
 
-def list_names(path):
+def list_names(path, smp):
+    """The result names a boot with smp CPUs reports: a 4th field cpus=N
+    keeps a test to the boots with N CPUs."""
     names = []
     for line in open(path, errors='replace'):
         f = line.split('#', 1)[0].split()
-        if f:
+        if f and (len(f) < 4 or f[3] == 'cpus=%d' % smp):
             user = ':user' if len(f) > 1 and f[1] == 'user' else ''
             names.append(f[0].replace('/', ':') + user)
     return names
@@ -61,7 +63,7 @@ def list_names(path):
 
 def parse_boot(suffix, smp, listfile, logfile):
     """Return [(status, name, reason, details)] for one boot."""
-    expected = list_names(listfile)
+    expected = list_names(listfile, smp)
     try:
         lines = open(logfile, 'rb').read().decode('utf-8', 'replace')
         lines = lines.replace('\r', '').split('\n')

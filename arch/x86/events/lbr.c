@@ -7,8 +7,12 @@
 
 #include <linux/bitops.h>
 #include <linux/errno.h>
+#include <linux/irqflags.h>
 #include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <linux/percpu.h>
 #include <linux/perf_event.h>
+#include <linux/string.h>
 
 #include "perf_event.h"
 
@@ -74,4 +78,48 @@ u64 x86_lbr_sel(u64 bst, u64 kinds)
 	if (!(bst & PERF_SAMPLE_BRANCH_USER))
 		sel |= X86_LBR_SEL_USER;
 	return sel;
+}
+
+/* what x86_lbr_snapshot() reads, before it copies what fits */
+static DEFINE_PER_CPU(struct perf_branch_entry, lbr_snap[X86_LBR_MAX]);
+
+/**
+ * x86_lbr_snapshot - this CPU's branch stack, for bpf_get_branch_snapshot()
+ * @entries: where to copy the entries, newest first
+ * @cnt: room in @entries
+ *
+ * The perf_snapshot_branch_stack static call of a driver with a branch
+ * stack. While events use the stack, recording stops first, so that the
+ * branches of the copy do not push out the ones the BPF program asks
+ * about, and resumes with their filter. Without such events the stack
+ * holds what it last recorded, and that is what is copied, as 6.12 does.
+ * The entries are the hardware's whole stack, slots it never filled
+ * being zero; the event filters the hardware cannot apply (see
+ * x86_pmu_lbr_read()) belong to samples, not to the snapshot.
+ *
+ * Return: the entries copied, the depth of the stack or @cnt.
+ */
+int x86_lbr_snapshot(struct perf_branch_entry *entries, unsigned int cnt)
+{
+	const struct x86_lbr_ops *ops = x86_pmu_lbr();
+	struct perf_branch_entry *buf;
+	unsigned long flags;
+	bool users;
+	u64 hw_idx;
+	int n;
+
+	local_irq_save(flags);
+	users = this_cpu_ptr(&cpu_hw_events)->lbr_users;
+	if (users)
+		ops->disable();
+	buf = this_cpu_ptr(lbr_snap);
+	n = ops->read(buf, &hw_idx);
+	if (users)
+		ops->enable(this_cpu_ptr(&cpu_hw_events)->lbr_sel);
+	/* read() stops at the first slot never written since a reset */
+	memset(buf + n, 0, (ops->nr - n) * sizeof(*buf));
+	n = min_t(unsigned int, ops->nr, cnt);
+	memcpy(entries, buf, n * sizeof(*entries));
+	local_irq_restore(flags);
+	return n;
 }

@@ -224,6 +224,7 @@ const struct x86_lbr_ops *x86_pmu_lbr(void);
 #define X86_LBR_SEL_KINDS	GENMASK_ULL(8, 2)
 int x86_lbr_kinds(u64 branch_sample_type, u64 *kinds);
 u64 x86_lbr_sel(u64 branch_sample_type, u64 kinds);
+int x86_lbr_snapshot(struct perf_branch_entry *entries, unsigned int cnt);
 int x86_branch_type(u64 from, u64 to);
 
 extern const x86_cache_table_t intel_skl_cache_events;

@@ -41,6 +41,7 @@
 #include <linux/perf_event.h>
 #include <linux/percpu.h>
 #include <linux/sched/clock.h>
+#include <linux/static_call.h>
 #include <linux/sysfs.h>
 
 #include <asm/apic.h>
@@ -954,6 +955,9 @@ int __init x86_pmu_register(const struct x86_pmu_ops *ops)
 	}
 	x86_pmu_hw.registered = true;
 	x86_pmu.handle_irq = ops->handle_irq;
+	if (ops->lbr)
+		static_call_update(perf_snapshot_branch_stack,
+				   x86_lbr_snapshot);
 	/* the boot CPU's APIC was set up before there was a driver */
 	perf_events_lapic_init();
 	return 0;

@@ -101,7 +101,7 @@ void uprobe_copy_process(struct task_struct *t, unsigned long flags)
 	if ((flags & (CLONE_VM | CLONE_VFORK)) == CLONE_VM)
 		return;
 
-	utask = kzalloc(sizeof(*utask), GFP_KERNEL);
+	utask = uprobe_task_alloc();
 	if (!utask)
 		goto fail;
 	t->utask = utask;
@@ -142,7 +142,7 @@ void uprobe_free_utask(struct task_struct *t)
 		uprobe_xol_put_slot(t);
 	}
 	uprobe_free_return_instances(utask);
-	kfree(utask);
+	kfree(uprobe_task_ext(utask));
 	t->utask = NULL;
 }
 

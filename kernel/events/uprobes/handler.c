@@ -37,7 +37,7 @@ static void uprobe_warn(const char *what)
 struct uprobe_task *uprobe_current_utask(void)
 {
 	if (!current->utask)
-		current->utask = kzalloc(sizeof(*current->utask), GFP_KERNEL);
+		current->utask = uprobe_task_alloc();
 	return current->utask;
 }
 
@@ -133,9 +133,11 @@ static void run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
 {
 	struct uprobe_consumer *uc;
 	bool remove = true, want_return = false, any = false;
+	int idx;
 
-	down_read(&uprobe->handler_rwsem);
-	list_for_each_entry(uc, &uprobe->consumers, cons_node) {
+	idx = srcu_read_lock(&uprobes_srcu);
+	list_for_each_entry_srcu(uc, &uprobe->consumers, cons_node,
+				 srcu_read_lock_held(&uprobes_srcu)) {
 		int rc = 0;
 
 		any = true;
@@ -148,7 +150,7 @@ static void run_handlers(struct uprobe *uprobe, struct pt_regs *regs,
 			want_return = true;
 		remove &= !!(rc & UPROBE_HANDLER_REMOVE);
 	}
-	up_read(&uprobe->handler_rwsem);
+	srcu_read_unlock(&uprobes_srcu, idx);
 
 	if (want_return && !(remove && any))
 		uprobe_prepare_return(uprobe, regs);
@@ -237,10 +239,13 @@ static void finish_step(struct uprobe_task *utask, struct pt_regs *regs)
 	utask->state = UTASK_RUNNING;
 	uprobe_put(uprobe);
 
-	/* the signals uprobe_deny_signal() held back */
-	spin_lock_irq(&current->sighand->siglock);
-	recalc_sigpending();
-	spin_unlock_irq(&current->sighand->siglock);
+	/* the signals uprobe_deny_signal() held back, if it did */
+	if (unlikely(uprobe_task_ext(utask)->signal_denied)) {
+		uprobe_task_ext(utask)->signal_denied = false;
+		spin_lock_irq(&current->sighand->siglock);
+		recalc_sigpending();
+		spin_unlock_irq(&current->sighand->siglock);
+	}
 
 	if (unlikely(err)) {
 		uprobe_warn("execute the probed instruction, sending SIGILL");
@@ -330,6 +335,7 @@ bool uprobe_deny_signal(void)
 		spin_lock_irq(&t->sighand->siglock);
 		clear_tsk_thread_flag(t, TIF_SIGPENDING);
 		spin_unlock_irq(&t->sighand->siglock);
+		uprobe_task_ext(utask)->signal_denied = true;
 
 		if (utask->state == UTASK_SSTEP &&
 		    (__fatal_signal_pending(t) || arch_uprobe_xol_was_trapped(t))) {

@@ -36,27 +36,6 @@ struct ref_ctr_pending {
 static LIST_HEAD(uprobes_ref_ctr_pending);
 static DEFINE_MUTEX(uprobes_ref_ctr_mutex);
 
-/*
- * Probes go into private, possibly executable file mappings only: a
- * shared mapping would write the breakpoint into the file itself.
- */
-bool uprobe_vma_probeable(struct vm_area_struct *vma)
-{
-	vm_flags_t flags = VM_HUGETLB | VM_MAYEXEC | VM_MAYSHARE;
-
-	return vma->vm_file && (vma->vm_flags & flags) == VM_MAYEXEC;
-}
-
-unsigned long uprobe_offset_to_vaddr(struct vm_area_struct *vma, loff_t offset)
-{
-	return vma->vm_start + offset - ((loff_t)vma->vm_pgoff << PAGE_SHIFT);
-}
-
-loff_t uprobe_vaddr_to_offset(struct vm_area_struct *vma, unsigned long vaddr)
-{
-	return ((loff_t)vma->vm_pgoff << PAGE_SHIFT) + (vaddr - vma->vm_start);
-}
-
 static bool vma_maps_offset(struct vm_area_struct *vma, loff_t offset)
 {
 	loff_t start = (loff_t)vma->vm_pgoff << PAGE_SHIFT;
@@ -99,12 +78,6 @@ static int copy_from_page_cache(struct inode *inode, loff_t offset,
 		len -= chunk;
 	}
 	return 0;
-}
-
-bool uprobe_insn_ready(struct uprobe *uprobe)
-{
-	/* pairs with the release in uprobe_prepare_insn() */
-	return smp_load_acquire(&uprobe->insn_ready);
 }
 
 /*

@@ -4,10 +4,13 @@
  * and walking the address spaces that map them.
  *
  * Every struct uprobe sits in one rbtree ordered by (inode, offset),
- * under uprobes_tree_lock (a spinlock: only lookups and links happen
- * under it). A uprobe whose reference count reached zero may still be
- * in the tree for a moment: lookups skip it, a new registration of the
- * same pair unlinks it and links a fresh one.
+ * changed under uprobes_tree_lock (a spinlock: only lookups and links
+ * happen under it) inside uprobes_seq's write sections. A breakpoint hit
+ * looks its uprobe up with neither: under RCU, retrying with the lock if
+ * the tree changed meanwhile (a descent racing a rotation may miss), and
+ * uprobes are freed after a grace period. A uprobe whose reference count
+ * reached zero may still be in the tree for a moment: lookups skip it, a
+ * new registration of the same pair unlinks it and links a fresh one.
  *
  * uprobe_register(), uprobe_unregister_nosync() and uprobe_apply() may
  * sleep. They serialize on uprobes_install_mutex, edit the consumer list,
@@ -28,7 +31,10 @@
 
 static struct rb_root uprobes_tree = RB_ROOT;
 static DEFINE_SPINLOCK(uprobes_tree_lock);
+static seqcount_spinlock_t uprobes_seq =
+	SEQCNT_SPINLOCK_ZERO(uprobes_seq, &uprobes_tree_lock);
 DEFINE_MUTEX(uprobes_install_mutex);
+DEFINE_SRCU(uprobes_srcu);
 
 /* the die notifier through which int3 and single-step traps reach us */
 static struct notifier_block uprobe_exception_nb = {
@@ -46,6 +52,14 @@ static int uprobe_cmp(struct inode *inode, loff_t offset,
 	return 0;
 }
 
+static int uprobe_key_cmp(const void *key, const struct rb_node *node)
+{
+	const struct uprobe *k = key;
+
+	return uprobe_cmp(k->inode, k->offset,
+			  rb_entry(node, struct uprobe, rb_node));
+}
+
 struct uprobe *uprobe_get(struct uprobe *uprobe)
 {
 	refcount_inc(&uprobe->ref);
@@ -59,12 +73,16 @@ void uprobe_put(struct uprobe *uprobe)
 		return;
 
 	spin_lock(&uprobes_tree_lock);
-	if (!RB_EMPTY_NODE(&uprobe->rb_node))
+	if (!RB_EMPTY_NODE(&uprobe->rb_node)) {
+		write_seqcount_begin(&uprobes_seq);
 		rb_erase(&uprobe->rb_node, &uprobes_tree);
+		write_seqcount_end(&uprobes_seq);
+	}
 	spin_unlock(&uprobes_tree_lock);
 
+	/* lockless lookups compare the inode pointer, never follow it */
 	iput(uprobe->inode);
-	kfree(uprobe);
+	kfree_rcu(uprobe, rcu);
 }
 
 bool uprobes_registered(void)
@@ -81,21 +99,30 @@ bool uprobes_registered(void)
  */
 struct uprobe *uprobe_find(struct inode *inode, loff_t offset)
 {
-	struct rb_node *node;
+	struct uprobe key = { .inode = inode, .offset = offset };
 	struct uprobe *found = NULL;
+	struct rb_node *node;
+	unsigned int seq;
+
+	/* a hit's lookup: no lock, unless the tree changed under it */
+	rcu_read_lock();
+	seq = raw_read_seqcount_begin(&uprobes_seq);
+	node = rb_find_rcu(&key, &uprobes_tree, uprobe_key_cmp);
+	if (node) {
+		found = rb_entry(node, struct uprobe, rb_node);
+		if (!refcount_inc_not_zero(&found->ref))
+			found = NULL;
+	}
+	rcu_read_unlock();
+	if (found || !read_seqcount_retry(&uprobes_seq, seq))
+		return found;
 
 	spin_lock(&uprobes_tree_lock);
-	node = uprobes_tree.rb_node;
-	while (node) {
-		struct uprobe *uprobe = rb_entry(node, struct uprobe, rb_node);
-		int cmp = uprobe_cmp(inode, offset, uprobe);
-
-		if (!cmp) {
-			if (refcount_inc_not_zero(&uprobe->ref))
-				found = uprobe;
-			break;
-		}
-		node = cmp < 0 ? node->rb_left : node->rb_right;
+	node = rb_find(&key, &uprobes_tree, uprobe_key_cmp);
+	if (node) {
+		found = rb_entry(node, struct uprobe, rb_node);
+		if (!refcount_inc_not_zero(&found->ref))
+			found = NULL;
 	}
 	spin_unlock(&uprobes_tree_lock);
 	return found;
@@ -162,7 +189,6 @@ static struct uprobe *uprobe_find_or_create(struct inode *inode, loff_t offset,
 	refcount_set(&new->ref, 1);
 	new->offset = offset;
 	new->ref_ctr_offset = ref_ctr_offset;
-	init_rwsem(&new->handler_rwsem);
 	init_rwsem(&new->consumer_rwsem);
 	INIT_LIST_HEAD(&new->consumers);
 	mutex_init(&new->insn_mutex);
@@ -184,7 +210,9 @@ again:
 				return uprobe;
 			}
 			/* dying: its last uprobe_put() sees it unlinked */
+			write_seqcount_begin(&uprobes_seq);
 			rb_erase(&uprobe->rb_node, &uprobes_tree);
+			write_seqcount_end(&uprobes_seq);
 			RB_CLEAR_NODE(&uprobe->rb_node);
 			goto again;
 		}
@@ -197,8 +225,10 @@ again:
 		kfree(new);
 		return ERR_PTR(-EINVAL);
 	}
-	rb_link_node(&new->rb_node, parent, link);
+	write_seqcount_begin(&uprobes_seq);
+	rb_link_node_rcu(&new->rb_node, parent, link);
 	rb_insert_color(&new->rb_node, &uprobes_tree);
+	write_seqcount_end(&uprobes_seq);
 	spin_unlock(&uprobes_tree_lock);
 	return new;
 }
@@ -329,25 +359,26 @@ unlock:
 	return err;
 }
 
-/* Consumer list edits: under both rwsems, outside mmap_lock. */
+/*
+ * Consumer list edits: under uprobes_install_mutex and consumer_rwsem,
+ * outside mmap_lock; RCU list operations for the handlers' lockless walk.
+ */
 static void uprobe_add_consumer(struct uprobe *uprobe,
 				struct uprobe_consumer *uc)
 {
-	down_write(&uprobe->handler_rwsem);
+	lockdep_assert_held(&uprobes_install_mutex);
 	down_write(&uprobe->consumer_rwsem);
-	list_add(&uc->cons_node, &uprobe->consumers);
+	list_add_rcu(&uc->cons_node, &uprobe->consumers);
 	up_write(&uprobe->consumer_rwsem);
-	up_write(&uprobe->handler_rwsem);
 }
 
 static void uprobe_del_consumer(struct uprobe *uprobe,
 				struct uprobe_consumer *uc)
 {
-	down_write(&uprobe->handler_rwsem);
+	lockdep_assert_held(&uprobes_install_mutex);
 	down_write(&uprobe->consumer_rwsem);
-	list_del(&uc->cons_node);
+	list_del_rcu(&uc->cons_node);
 	up_write(&uprobe->consumer_rwsem);
-	up_write(&uprobe->handler_rwsem);
 }
 
 /**
@@ -454,12 +485,12 @@ EXPORT_SYMBOL_GPL(uprobe_apply);
  * @uprobe: what uprobe_register() returned for @uc
  * @uc: the consumer
  *
- * When this returns, @uc's handlers are not running and will not be
- * called again (handlers run under handler_rwsem, which this takes for
- * writing). The breakpoint goes from every mm no other consumer
- * wants. @uprobe must not be used by the caller afterwards. Call
- * uprobe_unregister_sync() before freeing what @uc's handlers use.
- * Context: may sleep.
+ * Hits that start after this returns do not call @uc's handlers; a
+ * hit already running them may go on until uprobe_unregister_sync(),
+ * which the caller must call before it frees @uc or what its handlers
+ * use (one call may follow many of these). The breakpoint goes from
+ * every mm no other consumer wants. @uprobe must not be used by the
+ * caller afterwards. Context: may sleep.
  */
 void uprobe_unregister_nosync(struct uprobe *uprobe, struct uprobe_consumer *uc)
 {
@@ -474,16 +505,14 @@ EXPORT_SYMBOL_GPL(uprobe_unregister_nosync);
 /**
  * uprobe_unregister_sync - wait for earlier uprobe_unregister_nosync()s
  *
- * Nothing is left to wait for: handlers and ret_handlers run under the
- * uprobe's handler_rwsem, which uprobe_unregister_nosync() took for
- * writing after they finished, and no handler looks a consumer up without
- * it.
- * The call stays the point after which a caller may free its consumers.
+ * Handlers and ret_handlers walk the consumer lists under uprobes_srcu:
+ * once its readers of before the call are gone, no handler of a removed
+ * consumer runs, and the caller may free it.
  * Context: may sleep.
  */
 void uprobe_unregister_sync(void)
 {
-	might_sleep();
+	synchronize_srcu(&uprobes_srcu);
 }
 EXPORT_SYMBOL_GPL(uprobe_unregister_sync);
 

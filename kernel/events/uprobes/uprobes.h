@@ -10,8 +10,8 @@
  *
  * Lock order, outermost first:
  *
- *   uprobes_install_mutex       (registry.c: register, unregister, apply)
- *   uprobe->handler_rwsem       (read: handlers; write: list edits)
+ *   uprobes_install_mutex       (registry.c: register, unregister, apply;
+ *                                serializes the consumer list edits)
  *   uprobes_fork_rwsem          (fork.c: read held across dup_mmap,
  *                                write across a walk over the mms)
  *   mm->mmap_lock               (write while breakpoints are written)
@@ -22,12 +22,14 @@
  *
  * The walk lists the mms under the file's i_mmap_rwsem and drops it before
  * taking any mmap_lock (the mm code nests them the other way). The
- * consumer list is edited under both rwsems (write), never while mmap_lock
- * is held, and may be read under either. Handlers run under handler_rwsem
- * (read) with no other uprobes lock held: they may fault on user memory
- * (trace_uprobe's fetch args, BPF programs), which takes mmap_lock, so
- * they cannot run under consumer_rwsem, which the filters take inside
- * mmap_lock.
+ * consumer list is edited under consumer_rwsem (write), never while
+ * mmap_lock is held; the filters read it under consumer_rwsem (read),
+ * the handlers under uprobes_srcu with no lock held: they may fault on
+ * user memory (trace_uprobe's fetch args, BPF programs), which takes
+ * mmap_lock, so they cannot run under consumer_rwsem, which the filters
+ * take inside mmap_lock. A consumer removed from the list may still have
+ * a handler running until uprobe_unregister_sync(), which waits for
+ * uprobes_srcu's readers: a hit costs no lock.
  */
 #ifndef _KERNEL_EVENTS_UPROBES_H
 #define _KERNEL_EVENTS_UPROBES_H
@@ -37,17 +39,19 @@
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
 #include <linux/refcount.h>
+#include <linux/slab.h>
 #include <linux/rwsem.h>
+#include <linux/srcu.h>
 #include <linux/uprobes.h>
 
 struct uprobe {
 	struct rb_node		rb_node;	/* uprobes_tree */
 	refcount_t		ref;
+	struct rcu_head		rcu;		/* freed after lockless lookups */
 	struct inode		*inode;		/* held with igrab() */
 	loff_t			offset;		/* of the instruction in the file */
 	loff_t			ref_ctr_offset;	/* SDT semaphore, 0: none */
 
-	struct rw_semaphore	handler_rwsem;
 	struct rw_semaphore	consumer_rwsem;
 	struct list_head	consumers;
 
@@ -57,8 +61,32 @@ struct uprobe {
 	struct arch_uprobe	arch;
 };
 
+/*
+ * A task's uprobes state: the shared part (include/linux/uprobes.h),
+ * and in the same allocation what only the core uses.
+ * @signal_denied: uprobe_deny_signal() cleared TIF_SIGPENDING during a
+ *	step: its end must recompute it
+ */
+struct uprobe_task_ext {
+	struct uprobe_task	utask;
+	bool			signal_denied;
+};
+
+static inline struct uprobe_task_ext *uprobe_task_ext(struct uprobe_task *ut)
+{
+	return container_of(ut, struct uprobe_task_ext, utask);
+}
+
+static inline struct uprobe_task *uprobe_task_alloc(void)
+{
+	struct uprobe_task_ext *ext = kzalloc(sizeof(*ext), GFP_KERNEL);
+
+	return ext ? &ext->utask : NULL;
+}
+
 /* registry.c */
 extern struct mutex uprobes_install_mutex;
+extern struct srcu_struct uprobes_srcu;
 struct uprobe *uprobe_get(struct uprobe *uprobe);
 void uprobe_put(struct uprobe *uprobe);
 struct uprobe *uprobe_find(struct inode *inode, loff_t offset);
@@ -67,15 +95,41 @@ int uprobe_find_range(struct inode *inode, loff_t start, loff_t end,
 bool uprobe_wanted_by(struct uprobe *uprobe, struct mm_struct *mm);
 bool uprobes_registered(void);
 
+/*
+ * Probes go into private, possibly executable file mappings only: a
+ * shared mapping would write the breakpoint into the file itself.
+ * (These small helpers are inline: every breakpoint hit uses them.)
+ */
+static inline bool uprobe_vma_probeable(struct vm_area_struct *vma)
+{
+	vm_flags_t flags = VM_HUGETLB | VM_MAYEXEC | VM_MAYSHARE;
+
+	return vma->vm_file && (vma->vm_flags & flags) == VM_MAYEXEC;
+}
+
+static inline unsigned long uprobe_offset_to_vaddr(struct vm_area_struct *vma,
+						   loff_t offset)
+{
+	return vma->vm_start + offset - ((loff_t)vma->vm_pgoff << PAGE_SHIFT);
+}
+
+static inline loff_t uprobe_vaddr_to_offset(struct vm_area_struct *vma,
+					    unsigned long vaddr)
+{
+	return ((loff_t)vma->vm_pgoff << PAGE_SHIFT) + (vaddr - vma->vm_start);
+}
+
+static inline bool uprobe_insn_ready(struct uprobe *uprobe)
+{
+	/* pairs with the release in uprobe_prepare_insn() */
+	return smp_load_acquire(&uprobe->insn_ready);
+}
+
 /* install.c */
-bool uprobe_vma_probeable(struct vm_area_struct *vma);
-unsigned long uprobe_offset_to_vaddr(struct vm_area_struct *vma, loff_t offset);
-loff_t uprobe_vaddr_to_offset(struct vm_area_struct *vma, unsigned long vaddr);
 int uprobe_install(struct uprobe *uprobe, struct vm_area_struct *vma,
 		   unsigned long vaddr);
 int uprobe_remove(struct uprobe *uprobe, struct mm_struct *mm,
 		  unsigned long vaddr);
-bool uprobe_insn_ready(struct uprobe *uprobe);
 void uprobe_ref_ctr_forget_mm(struct mm_struct *mm);
 void uprobe_ref_ctr_dup_mm(struct mm_struct *oldmm, struct mm_struct *newmm);
 

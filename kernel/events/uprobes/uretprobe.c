@@ -109,12 +109,14 @@ static void run_ret_handlers(struct return_instance *ri, struct pt_regs *regs)
 {
 	struct uprobe *uprobe = ri->uprobe;
 	struct uprobe_consumer *uc;
+	int idx;
 
-	down_read(&uprobe->handler_rwsem);
-	list_for_each_entry(uc, &uprobe->consumers, cons_node)
+	idx = srcu_read_lock(&uprobes_srcu);
+	list_for_each_entry_srcu(uc, &uprobe->consumers, cons_node,
+				 srcu_read_lock_held(&uprobes_srcu))
 		if (uc->ret_handler)
 			uc->ret_handler(uc, ri->func, regs);
-	up_read(&uprobe->handler_rwsem);
+	srcu_read_unlock(&uprobes_srcu, idx);
 }
 
 /**

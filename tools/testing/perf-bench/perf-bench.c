@@ -23,13 +23,17 @@
  * if any metric failed.  -s scales every iteration count (default 1.0),
  * -l lists the metrics.
  *
- * Most metrics use software events; pmi_sample, read_hw_1, rdpmc_self and
- * ctxsw_mux_24 need a hardware PMU (the TCG PMU model) and fail without one.
+ * Most metrics use software events; pmi_sample, read_hw_1, rdpmc_self,
+ * ctxsw_mux_24 and bpf_sample need a hardware PMU (the TCG PMU model) and
+ * fail without one; uprobe_hit needs the uprobe PMU.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
 #include <linux/perf_event.h>
 #include <sched.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -861,6 +865,169 @@ static int b_sample_fault(const struct metric *m, long iters, double *ns)
 	return sampler_close(&sp, 0);
 }
 
+/* ---- BPF on a sampling event, and a uprobe hit -------------------------- */
+
+static int sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+/*
+ * The cost a BPF_PROG_TYPE_PERF_EVENT program adds to a hardware sample:
+ * pmi_sample's event and loop, with a program that reads the sample's
+ * period and drops the sample (r0 = 0) attached by PERF_EVENT_IOC_SET_BPF,
+ * less the same loop with the event disabled, per PMI. The path: the
+ * NMI, the driver, the overflow, the program's run; no record.
+ */
+static int b_bpf_sample(const struct metric *m, long iters, double *ns)
+{
+	double samples = (2.0 * iters) / PMI_PERIOD;
+	/* r1 = ctx->sample_period (offset: after the registers); r0 = 0 */
+	struct bpf_insn prog[] = {
+		{ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = 1, .src_reg = 1,
+		  .off = offsetof(struct bpf_perf_event_data, sample_period) },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct perf_event_attr a;
+	union bpf_attr ba;
+	struct sampler sp;
+	int r, pfd;
+
+	(void)m;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.sample_period = PMI_PERIOD;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	if (sampler_open(&sp, &a, PMI_PAGES, "instructions:u (no hardware PMU?)"))
+		return -1;
+	memset(&ba, 0, sizeof(ba));
+	ba.prog_type = BPF_PROG_TYPE_PERF_EVENT;
+	ba.insns = (uintptr_t)prog;
+	ba.insn_cnt = sizeof(prog) / sizeof(prog[0]);
+	ba.license = (uintptr_t)"GPL";
+	pfd = sys_bpf(BPF_PROG_LOAD, &ba);
+	if (pfd < 0)
+		return sampler_close(&sp, fail("BPF_PROG_LOAD: %s", strerror(errno)));
+	if (ioctl(sp.fd, PERF_EVENT_IOC_SET_BPF, pfd)) {
+		close(pfd);
+		return sampler_close(&sp, fail("SET_BPF: %s", strerror(errno)));
+	}
+	for (r = -1; r < reps; r++) {
+		long it = r < 0 ? iters / 4 + 1 : iters;
+		uint64_t t0, t1, t2;
+
+		t0 = rep_begin();
+		insn_loop(it);
+		t1 = now_ns();
+		ioctl(sp.fd, PERF_EVENT_IOC_ENABLE, 0);
+		insn_loop(it);
+		ioctl(sp.fd, PERF_EVENT_IOC_DISABLE, 0);
+		t2 = now_ns();
+		if (r >= 0)
+			ns[r] = ((double)(t2 - t1) - (double)(t1 - t0)) / samples;
+	}
+	close(pfd);
+	/* the program dropped every sample: nothing may be in the buffer */
+	r = sp.pg->data_head ? fail("%llu bytes of samples written",
+				    (unsigned long long)sp.pg->data_head) : 0;
+	munmap(sp.pg, sp.len);
+	close(sp.fd);
+	return r;
+}
+
+/* the function the uprobe is on: a call that does nothing else */
+__attribute__((noinline)) void bench_uprobe_target(void)
+{
+	asm volatile("" ::: "memory");
+}
+
+/* The file offset of @addr in this program's file, from /proc/self/maps */
+static long file_offset(const void *addr, char *path, size_t len)
+{
+	unsigned long lo, hi, off, a = (uintptr_t)addr;
+	char line[512], file[256];
+	long ret = -1;
+	FILE *fp;
+
+	fp = fopen("/proc/self/maps", "r");
+	while (fp && ret < 0 && fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %255s", &lo, &hi,
+			   &off, file) == 4 && a >= lo && a < hi) {
+			snprintf(path, len, "%s", file);
+			ret = a - lo + off;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	return ret;
+}
+
+/*
+ * A uprobe hit: calls of a function of this program with a counting
+ * event of the uprobe PMU on it, less the same calls with no probe there
+ * (a disabled event's probe still traps), per call. The event is opened
+ * enabled after the plain calls and closed after its own, so each
+ * repetition installs and removes the probe outside the timed loops. The
+ * path: the breakpoint trap, the uprobes core's lookup, the event's count,
+ * the out-of-line single step.
+ */
+static int b_uprobe_hit(const struct metric *m, long iters, double *ns)
+{
+	struct perf_event_attr a;
+	char path[256];
+	uint64_t count;
+	long off;
+	int r, fd, type = -1;
+	FILE *fp;
+
+	(void)m;
+	fp = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
+	if (!fp || fscanf(fp, "%d", &type) != 1)
+		type = -1;
+	if (fp)
+		fclose(fp);
+	if (type < 0)
+		return fail("no uprobe PMU");
+	off = file_offset((void *)bench_uprobe_target, path, sizeof(path));
+	if (off < 0)
+		return fail("bench_uprobe_target not in a file mapping");
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = type;
+	a.config1 = (uintptr_t)path;	/* uprobe_path */
+	a.config2 = off;		/* probe_offset */
+	for (r = -1; r < reps; r++) {
+		long it = r < 0 ? iters / 4 + 1 : iters;
+		uint64_t t0, t1, t2;
+
+		t0 = rep_begin();
+		for (long i = 0; i < it; i++)
+			bench_uprobe_target();
+		t1 = now_ns();
+		fd = perf_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			return fail("uprobe on %s+%#lx: %s", path, off,
+				    strerror(errno));
+		t2 = now_ns();
+		for (long i = 0; i < it; i++)
+			bench_uprobe_target();
+		t2 = now_ns() - t2;
+		if (read_count(fd, &count)) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+		if (count != (uint64_t)it)
+			return fail("uprobe counted %llu hits, not %ld",
+				    (unsigned long long)count, it);
+		if (r >= 0)
+			ns[r] = ((double)t2 - (double)(t1 - t0)) / it;
+	}
+	return 0;
+}
+
 /* ---- driver ------------------------------------------------------------ */
 
 /* Iteration counts: about 20-40 ms of guest time per repetition. */
@@ -884,6 +1051,8 @@ static const struct metric metrics[] = {
 	{ "read_hw_1",		 b_read_hw,	 20000,  1, 0, "ns/op", 0 },
 	{ "rdpmc_self",		 b_rdpmc_self,	 100000, 1, 0, "ns/op", 0 },
 	{ "ctxsw_mux_24",	 b_ctxsw,	 2000,   24, 0, "ns/rt", 1 },
+	{ "bpf_sample",		 b_bpf_sample,	 1000000, 0, 0, "ns/PMI", 0 },
+	{ "uprobe_hit",		 b_uprobe_hit,	 10000,  0, 0, "ns/hit", 0 },
 };
 #define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
 

@@ -35,17 +35,9 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "pmu-check.h"
 
 #define SYSFS	"/sys/bus/event_source/devices/"
-
-static int fails;
-
-static void check(int ok, const char *what)
-{
-	printf("%s %s\n", ok ? "ok" : "not ok", what);
-	if (!ok)
-		fails++;
-}
 
 /* the first line of a file, without its newline; "" if unreadable */
 static const char *line_of(const char *path)
@@ -131,17 +123,6 @@ static void excl_kernel(struct perf_event_attr *a) { a->exclude_kernel = 1; }
 static void excl_hv(struct perf_event_attr *a) { a->exclude_hv = 1; }
 static void excl_idle(struct perf_event_attr *a) { a->exclude_idle = 1; }
 
-static void expect_errno(int fd, int err, const char *what)
-{
-	char buf[200];
-
-	snprintf(buf, sizeof(buf), "%s: %s (expected %s)", what,
-		 fd >= 0 ? "opened" : strerror(errno), strerror(err));
-	check(fd < 0 && errno == err, buf);
-	if (fd >= 0)
-		close(fd);
-}
-
 static void expect_open(int fd, const char *what)
 {
 	char buf[200];
@@ -160,14 +141,6 @@ static uint64_t rd(int fd)
 	if (read(fd, &v, sizeof(v)) != sizeof(v))
 		printf("# read: %s\n", strerror(errno));
 	return v;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 static void spin(void)

@@ -24,17 +24,9 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "pmu-check.h"
 
 #define LOOPS	100000
-
-static int fails;
-
-static void check(int ok, const char *what)
-{
-	printf("%s %s\n", ok ? "ok" : "not ok", what);
-	if (!ok)
-		fails++;
-}
 
 static void loop(void)
 {

@@ -31,18 +31,10 @@
 #include <sys/time.h>
 #include <linux/kvm.h>
 #include <linux/perf_event.h>
+#include "pmu-check.h"
 
 #define GUEST_IP	0x1000
 #define RB_PAGES	64
-
-static int fails;
-
-static void check(int ok, const char *what)
-{
-	printf("%s %s\n", ok ? "ok" : "not ok", what);
-	if (!ok)
-		fails++;
-}
 
 static void on_alarm(int sig)
 {

@@ -31,6 +31,7 @@
 
 #include "pmu-ring.h"
 #include "pmu-unthrottle.h"
+#include "pmu-check.h"
 
 /*
  * f1(%rdi = iterations, %rsi = function called between the loops):
@@ -152,15 +153,6 @@ static int check_samples(const char *who, pid_t pid,
 		}
 	}
 	return bad;
-}
-
-static int fails;
-
-static void check(int ok, const char *what)
-{
-	printf("%s %s\n", ok ? "ok" : "not ok", what);
-	if (!ok)
-		fails++;
 }
 
 /* the child: waits for the parent to block, runs its three calls */

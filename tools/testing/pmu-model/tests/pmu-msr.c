@@ -16,15 +16,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "pmu-check.h"
 
-static int fd, fails;
-
-static void check(int ok, const char *what)
-{
-	printf("%s %s\n", ok ? "ok" : "not ok", what);
-	if (!ok)
-		fails++;
-}
+static int fd;
 
 static int rd(uint32_t msr, uint64_t *val)
 {

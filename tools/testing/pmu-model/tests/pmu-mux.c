@@ -27,19 +27,11 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
+#include "pmu-check.h"
 
 #define NEV	8
 #define LOOPS	20000000L
 #define MUX	"/sys/bus/event_source/devices/cpu/perf_event_mux_interval_ms"
-
-static int fails;
-
-static void check(int ok, const char *what)
-{
-	printf("%s %s\n", ok ? "ok" : "not ok", what);
-	if (!ok)
-		fails++;
-}
 
 static int mux_write(const char *val)
 {

@@ -24,19 +24,10 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "pmu-check.h"
 
 #define NCPU_EV	8
 #define N	20000
-
-static int fails;
-
-static void check(int ok, const char *what, long long got, long long want)
-{
-	printf("%s %s: %lld (expected %lld)\n", ok ? "ok" : "not ok", what,
-	       got, want);
-	if (!ok)
-		fails++;
-}
 
 static int open_branches(pid_t pid, int cpu, int pinned)
 {
@@ -110,16 +101,16 @@ int main(void)
 	for (sleeps = 0; sleeps <= 3; sleeps += 3) {
 		r1 = run(fd, N, sleeps, &a);
 		r2 = run(fd, 2 * N, sleeps, &b);
-		check(r1 == sizeof(a) && r2 == sizeof(b),
+		check_val(r1 == sizeof(a) && r2 == sizeof(b),
 		      sleeps ? "pinned read after switches (bytes)" :
 			       "pinned read (bytes)", r1 + r2, 2 * sizeof(a));
 		if (r1 != sizeof(a) || r2 != sizeof(b))
 			continue;
-		check(a.running == a.enabled && b.running == b.enabled,
+		check_val(a.running == a.enabled && b.running == b.enabled,
 		      "pinned ran all the time (running - enabled)",
 		      (long long)(a.running - a.enabled + b.running - b.enabled),
 		      0);
-		check(b.value - a.value == N, "pinned branches, 2N - N",
+		check_val(b.value - a.value == N, "pinned branches, 2N - N",
 		      (long long)(b.value - a.value), N);
 	}
 	for (i = 0; i < NCPU_EV; i++)

@@ -34,11 +34,10 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <linux/perf_event.h>
+#include "pmu-check.h"
 
 #define LOOPS		10000000ULL
 #define SHIFT		18	/* 2^-14 J model units in 2^-32 J counts */
-
-static int fails;
 
 #define MAXCPU		64
 
@@ -48,13 +47,6 @@ struct outer {
 	uint64_t n0, n1;
 	uint64_t t0, t1;
 };
-
-static void check(int ok, const char *what)
-{
-	printf("%s %s\n", ok ? "ok" : "not ok", what);
-	if (!ok)
-		fails++;
-}
 
 static int power_type(void)
 {
@@ -93,25 +85,6 @@ static int open_member(int type, uint64_t config, int leader)
 	attr.config = config;
 	attr.read_format = PERF_FORMAT_GROUP;
 	return syscall(SYS_perf_event_open, &attr, -1, 0, leader, 0);
-}
-
-static void expect_errno(int fd, int err, const char *what)
-{
-	char buf[160];
-
-	snprintf(buf, sizeof(buf), "%s: %s (expected %s)", what,
-		 fd >= 0 ? "opened" : strerror(errno), strerror(err));
-	check(fd < 0 && errno == err, buf);
-	if (fd >= 0)
-		close(fd);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 static int outer_open(struct outer *o)

@@ -21,19 +21,10 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "pmu-check.h"
 
 #define MAXG	8
 #define N	20000
-
-static int fails;
-
-static void check(int ok, const char *what, long long got, long long want)
-{
-	printf("%s %s: %lld (expected %lld)\n", ok ? "ok" : "not ok", what,
-	       got, want);
-	if (!ok)
-		fails++;
-}
 
 static int open_ev(__u32 type, __u64 config, int group)
 {
@@ -92,29 +83,29 @@ static void group(const char *name, int nr, const __u32 *type,
 	if (!fits) {
 		snprintf(what, sizeof(what), "%s: member %d refused (errno)",
 			 name, nr - 1);
-		check(n == nr - 1 && errno == EINVAL, what,
+		check_val(n == nr - 1 && errno == EINVAL, what,
 		      n == nr - 1 ? errno : -n, EINVAL);
 		goto out;
 	}
 	if (n < nr) {
 		snprintf(what, sizeof(what), "%s: open member %d (errno)", name, n);
-		check(0, what, errno, 0);
+		check_val(0, what, errno, 0);
 		goto out;
 	}
 	if (run(fd[0], N, &a) || run(fd[0], 2 * N, &b)) {
 		snprintf(what, sizeof(what), "%s: read", name);
-		check(0, what, -1, 0);
+		check_val(0, what, -1, 0);
 		goto out;
 	}
 	snprintf(what, sizeof(what), "%s: members read", name);
-	check(b.nr == (__u64)nr, what, b.nr, nr);
+	check_val(b.nr == (__u64)nr, what, b.nr, nr);
 	snprintf(what, sizeof(what), "%s: time_running == time_enabled", name);
-	check(b.running == b.enabled && b.running > 0, what,
+	check_val(b.running == b.enabled && b.running > 0, what,
 	      b.running, b.enabled);
 	for (i = 0; i < nr; i++) {
 		snprintf(what, sizeof(what), "%s: member %d counts %ld per iteration",
 			 name, i, per_iter[i]);
-		check(b.v[i] - a.v[i] == (__u64)(per_iter[i] * N), what,
+		check_val(b.v[i] - a.v[i] == (__u64)(per_iter[i] * N), what,
 		      b.v[i] - a.v[i], per_iter[i] * N);
 	}
 out:
@@ -167,7 +158,7 @@ int main(void)
 
 	/* what is refused: an unknown generic event */
 	fd = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_MAX, -1);
-	check(fd < 0 && errno == EINVAL, "hardware config PERF_COUNT_HW_MAX: EINVAL",
+	check_val(fd < 0 && errno == EINVAL, "hardware config PERF_COUNT_HW_MAX: EINVAL",
 	      fd < 0 ? errno : 0, EINVAL);
 	if (fd >= 0)
 		close(fd);

@@ -32,6 +32,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
+#include "pmu-check.h"
 
 #define N		100000
 /* the ioctl's return and the read itself, in user mode */
@@ -39,16 +40,6 @@
 #define TIME_SLACK_NS	20000000ULL
 /* counters a first task takes and leaves */
 #define DIRTY_EVENTS	3
-
-static int fails;
-
-static void check(int ok, const char *what, long long got, long long want)
-{
-	printf("%s %s: %lld (expected %lld)\n", ok ? "ok" : "not ok", what,
-	       got, want);
-	if (!ok)
-		fails++;
-}
 
 /* n iterations of a dec/jnz loop: 2n instructions */
 static void loop(long n)
@@ -142,7 +133,7 @@ static void test_reset(void)
 	printf("reset: self-read %llu (%#llx), width %d\n",
 	       (unsigned long long)v, (unsigned long long)v, width);
 	v &= mask;
-	check(v >= 2 * N && v <= 2 * N + SLACK,
+	check_val(v >= 2 * N && v <= 2 * N + SLACK,
 	      "rdpmc read after RESET counts from the reset", v, 2 * N);
 	munmap(pc, sysconf(_SC_PAGESIZE));
 	close(fd);
@@ -205,8 +196,8 @@ static void test_time(void)
 		printf("ok # skip time: no constant_tsc\n");
 		goto out;
 	}
-	check(pc->cap_user_time, "cap_user_time", pc->cap_user_time, 1);
-	check(pc->cap_user_time_zero, "cap_user_time_zero",
+	check_val(pc->cap_user_time, "cap_user_time", pc->cap_user_time, 1);
+	check_val(pc->cap_user_time_zero, "cap_user_time_zero",
 	      pc->cap_user_time_zero, 1);
 	printf("time_shift %u time_mult %u cap_user_time_short %d\n",
 	       pc->time_shift, pc->time_mult, (int)pc->cap_user_time_short);
@@ -223,7 +214,7 @@ static void test_time(void)
 	} while (pc->lock != seq);
 	printf("perf clock %llu, CLOCK_MONOTONIC %llu\n",
 	       (unsigned long long)clk, (unsigned long long)mono);
-	check(llabs((long long)(clk - mono)) < TIME_SLACK_NS,
+	check_val(llabs((long long)(clk - mono)) < TIME_SLACK_NS,
 	      "TSC by time_zero is the perf clock (ns off CLOCK_MONOTONIC)",
 	      (long long)(clk - mono), 0);
 
@@ -250,7 +241,7 @@ static void test_time(void)
 	printf("time_enabled: page %llu, read() %llu, page %llu\n",
 	       (unsigned long long)est0, (unsigned long long)vals[1],
 	       (unsigned long long)est1);
-	check(est0 && est0 <= vals[1] + 1000 && vals[1] <= est1 + 1000,
+	check_val(est0 && est0 <= vals[1] + 1000 && vals[1] <= est1 + 1000,
 	      "time_enabled + time since the update brackets read()'s",
 	      (long long)(vals[1] - est0), 0);
 out:
@@ -306,7 +297,7 @@ static void test_dirty(void)
 	waitpid(pid, &status, 0);
 	used = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
 	printf("first task's general counters: mask %#x\n", used);
-	check(__builtin_popcount(used) == DIRTY_EVENTS,
+	check_val(__builtin_popcount(used) == DIRTY_EVENTS,
 	      "general counters the first task counted on",
 	      __builtin_popcount(used), DIRTY_EVENTS);
 
@@ -328,7 +319,7 @@ static void test_dirty(void)
 		v = rdpmc(i);
 		snprintf(what, sizeof(what),
 			 "general counter %d, left by the first task", i);
-		check(v == 0, what, v, 0);
+		check_val(v == 0, what, v, 0);
 	}
 	munmap((void *)pc, sysconf(_SC_PAGESIZE));
 	close(fd);
