@@ -82,6 +82,8 @@ u64 x86_lbr_sel(u64 bst, u64 kinds)
 
 /* what x86_lbr_snapshot() reads, before it copies what fits */
 static DEFINE_PER_CPU(struct perf_branch_entry, lbr_snap[X86_LBR_MAX]);
+/* a snapshot under way on this CPU (an NMI's program may ask for one) */
+static DEFINE_PER_CPU(int, lbr_snap_busy);
 
 /**
  * x86_lbr_snapshot - this CPU's branch stack, for bpf_get_branch_snapshot()
@@ -97,7 +99,12 @@ static DEFINE_PER_CPU(struct perf_branch_entry, lbr_snap[X86_LBR_MAX]);
  * being zero; the event filters the hardware cannot apply (see
  * x86_pmu_lbr_read()) belong to samples, not to the snapshot.
  *
- * Return: the entries copied, the depth of the stack or @cnt.
+ * A snapshot asked for while one is under way on this CPU (a PERF_EVENT
+ * program in the PMI, interrupting a tracing program) gets nothing: the
+ * stack is stopped and its buffer in use.
+ *
+ * Return: the entries copied, the depth of the stack or @cnt; 0 when
+ * nested.
  */
 int x86_lbr_snapshot(struct perf_branch_entry *entries, unsigned int cnt)
 {
@@ -106,9 +113,11 @@ int x86_lbr_snapshot(struct perf_branch_entry *entries, unsigned int cnt)
 	unsigned long flags;
 	bool users;
 	u64 hw_idx;
-	int n;
+	int n = 0;
 
 	local_irq_save(flags);
+	if (this_cpu_inc_return(lbr_snap_busy) != 1)
+		goto out;
 	users = this_cpu_ptr(&cpu_hw_events)->lbr_users;
 	if (users)
 		ops->disable();
@@ -120,6 +129,8 @@ int x86_lbr_snapshot(struct perf_branch_entry *entries, unsigned int cnt)
 	memset(buf + n, 0, (ops->nr - n) * sizeof(*buf));
 	n = min_t(unsigned int, ops->nr, cnt);
 	memcpy(entries, buf, n * sizeof(*entries));
+out:
+	this_cpu_dec(lbr_snap_busy);
 	local_irq_restore(flags);
 	return n;
 }

@@ -393,7 +393,8 @@ static void uprobe_del_consumer(struct uprobe *uprobe,
  * The breakpoint is written at once into every mm that maps the
  * instruction and that a filter accepts, and into mms that map it later.
  * Several consumers may share one address; each registration returns the
- * same uprobe. Context: may sleep.
+ * same uprobe. On an error, no handler of @uc runs any more when this
+ * returns. Context: may sleep.
  *
  * Return: the uprobe, to pass to uprobe_unregister_nosync() and
  * uprobe_apply(), or an ERR_PTR(): -EINVAL for an offset outside the file,
@@ -441,6 +442,12 @@ struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
 	mutex_unlock(&uprobes_install_mutex);
 
 	if (err) {
+		/*
+		 * The mms that got the breakpoint may be running @uc's
+		 * handlers: the caller frees @uc on an error, without an
+		 * uprobe_unregister_sync() of its own.
+		 */
+		synchronize_srcu(&uprobes_srcu);
 		uprobe_put(uprobe);
 		return ERR_PTR(err);
 	}
