@@ -35,6 +35,7 @@
 #include <bpf/libbpf.h>
 
 #include "pmu-check.h"
+#include "pmu-unthrottle.h"
 
 #define PERIOD		100003
 #define LOOPS		2000000
@@ -284,6 +285,8 @@ int main(void)
 	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* a debug kernel's slow PMIs must not throttle the sampled loop */
+	unthrottle();
 	libbpf_set_print(quiet);
 	obj = bpf_object__open_mem(pmu_bpf_obj, pmu_bpf_obj_end - pmu_bpf_obj,
 				   NULL);

@@ -162,7 +162,8 @@ static int counts(int core, int pkg)
 	int fd[NEV], i;
 	uint64_t v0[NEV], v1[NEV], d[NEV], t0, t1, t2, t3, elapsed;
 	char buf[200];
-	struct timespec ts = { 0, 100000000 };
+	struct timespec ts = { 0, 100000000 }, pause = { 0, 200000000 };
+	int try;
 
 	fd[CORE0] = open_ev(core, 2, -1, 0, NULL);
 	fd[CORE1] = open_ev(core, 2, -1, 1, NULL);
@@ -179,36 +180,45 @@ static int counts(int core, int pkg)
 		}
 	}
 
-	/* spinning on CPU 0 while CPU 1 idles */
-	t0 = now_ns();
-	for (i = 0; i < NEV; i++)
-		v0[i] = rd(fd[i]);
-	t1 = now_ns();
-	spin();
-	t2 = now_ns();
-	for (i = 0; i < NEV; i++)
-		v1[i] = rd(fd[i]);
-	t3 = now_ns();
-	for (i = 0; i < NEV; i++) {
-		d[i] = v1[i] - v0[i];
-		printf("# %s: %llu\n", ev_names[i], (unsigned long long)d[i]);
+	/*
+	 * spinning on CPU 0 while CPU 1 idles. Other work may keep CPU 1
+	 * busy for a while after boot (a debug kernel's): up to 5 tries,
+	 * 200 ms apart, for one where it idled a tenth of the spin. CPU 0's
+	 * counts and every upper bound hold on each try.
+	 */
+	for (try = 0; try < 5; try++) {
+		if (try)
+			nanosleep(&pause, NULL);
+		t0 = now_ns();
+		for (i = 0; i < NEV; i++)
+			v0[i] = rd(fd[i]);
+		t1 = now_ns();
+		spin();
+		t2 = now_ns();
+		for (i = 0; i < NEV; i++)
+			v1[i] = rd(fd[i]);
+		t3 = now_ns();
+		for (i = 0; i < NEV; i++) {
+			d[i] = v1[i] - v0[i];
+			printf("# %s: %llu\n", ev_names[i],
+			       (unsigned long long)d[i]);
+		}
+		printf("# spin %llu ns, reads around it %llu ns\n",
+		       (unsigned long long)(t2 - t1),
+		       (unsigned long long)(t3 - t0));
+		check(d[CORE0] == 0, "spinning: core c6 of CPU 0 is 0");
+		check(d[PKG0] == 0, "spinning: pkg c6 of CPU 0's package is 0");
+		check(d[CORE1] <= (t3 - t0) * 101 / 100 &&
+		      d[PKG1] <= (t3 - t0) * 101 / 100,
+		      "CPU 1's core and pkg c6 at most the time around the reads");
+		if (d[CORE1] >= (t2 - t1) / 10 && d[PKG1] >= (t2 - t1) / 10)
+			break;
 	}
-	printf("# spin %llu ns, reads around it %llu ns\n",
-	       (unsigned long long)(t2 - t1), (unsigned long long)(t3 - t0));
-	check(d[CORE0] == 0, "spinning: core c6 of CPU 0 is 0");
-	check(d[PKG0] == 0, "spinning: pkg c6 of CPU 0's package is 0");
 	snprintf(buf, sizeof(buf),
-		 "idle CPU 1: core c6 %llu in [spin / 10, reads around] = [%llu, %llu]",
-		 (unsigned long long)d[CORE1],
-		 (unsigned long long)(t2 - t1) / 10,
-		 (unsigned long long)(t3 - t0) * 101 / 100);
-	check(d[CORE1] >= (t2 - t1) / 10 && d[CORE1] <= (t3 - t0) * 101 / 100,
-	      buf);
-	snprintf(buf, sizeof(buf),
-		 "idle CPU 1, its own package: pkg c6 %llu in [spin / 10, reads around]",
-		 (unsigned long long)d[PKG1]);
-	check(d[PKG1] >= (t2 - t1) / 10 && d[PKG1] <= (t3 - t0) * 101 / 100,
-	      buf);
+		 "idle CPU 1: core c6 %llu, pkg c6 %llu at least spin / 10 = %llu (%d tries)",
+		 (unsigned long long)d[CORE1], (unsigned long long)d[PKG1],
+		 (unsigned long long)(t2 - t1) / 10, try < 5 ? try + 1 : 5);
+	check(try < 5, buf);
 	check(!d[CORE0_C3] && !d[CORE0_C7] && !d[PKG0_C2],
 	      "unmodelled states count 0");
 
