@@ -601,6 +601,46 @@ static int sampler_close(struct sampler *sp, int ret)
 #define PMI_PERIOD	10007
 #define PMI_PAGES	16
 
+/* pmi_sample's event: disabled instructions:u sampled every PMI_PERIOD */
+static int pmi_open(struct sampler *sp)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.sample_period = PMI_PERIOD;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	return sampler_open(sp, &a, PMI_PAGES,
+			    "instructions:u (no hardware PMU?)");
+}
+
+/*
+ * The warm-up and the repetitions of a PMI metric: the loop of 2 * iters
+ * instructions with @sp enabled less the same loop without, per sample
+ */
+static void pmi_reps(struct sampler *sp, long iters, double *ns)
+{
+	double samples = (2.0 * iters) / PMI_PERIOD;
+	int r;
+
+	for (r = -1; r < reps; r++) {
+		long it = r < 0 ? iters / 4 + 1 : iters;
+		uint64_t t0, t1, t2;
+
+		t0 = rep_begin();
+		insn_loop(it);
+		t1 = now_ns();
+		ioctl(sp->fd, PERF_EVENT_IOC_ENABLE, 0);
+		insn_loop(it);
+		ioctl(sp->fd, PERF_EVENT_IOC_DISABLE, 0);
+		t2 = now_ns();
+		sampler_consume(sp);
+		if (r >= 0)
+			ns[r] = ((double)(t2 - t1) - (double)(t1 - t0)) / samples;
+	}
+}
+
 /*
  * The cost of one sample taken by a hardware counter: instructions:u
  * sampled every PMI_PERIOD (IP, TID, TIME into a mapped buffer that the
@@ -612,34 +652,12 @@ static int sampler_close(struct sampler *sp, int ret)
  */
 static int b_pmi(const struct metric *m, long iters, double *ns)
 {
-	double samples = (2.0 * iters) / PMI_PERIOD;
-	struct perf_event_attr a;
 	struct sampler sp;
-	int r;
 
 	(void)m;
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_HARDWARE;
-	a.config = PERF_COUNT_HW_INSTRUCTIONS;
-	a.sample_period = PMI_PERIOD;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	if (sampler_open(&sp, &a, PMI_PAGES, "instructions:u (no hardware PMU?)"))
+	if (pmi_open(&sp))
 		return -1;
-	for (r = -1; r < reps; r++) {
-		long it = r < 0 ? iters / 4 + 1 : iters;
-		uint64_t t0, t1, t2;
-
-		t0 = rep_begin();
-		insn_loop(it);
-		t1 = now_ns();
-		ioctl(sp.fd, PERF_EVENT_IOC_ENABLE, 0);
-		insn_loop(it);
-		ioctl(sp.fd, PERF_EVENT_IOC_DISABLE, 0);
-		t2 = now_ns();
-		sampler_consume(&sp);
-		if (r >= 0)
-			ns[r] = ((double)(t2 - t1) - (double)(t1 - t0)) / samples;
-	}
+	pmi_reps(&sp, iters, ns);
 	return sampler_close(&sp, 0);
 }
 
@@ -881,7 +899,6 @@ static int sys_bpf(int cmd, union bpf_attr *attr)
  */
 static int b_bpf_sample(const struct metric *m, long iters, double *ns)
 {
-	double samples = (2.0 * iters) / PMI_PERIOD;
 	/* r1 = ctx->sample_period (offset: after the registers); r0 = 0 */
 	struct bpf_insn prog[] = {
 		{ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = 1, .src_reg = 1,
@@ -889,18 +906,12 @@ static int b_bpf_sample(const struct metric *m, long iters, double *ns)
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	struct perf_event_attr a;
 	union bpf_attr ba;
 	struct sampler sp;
 	int r, pfd;
 
 	(void)m;
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_HARDWARE;
-	a.config = PERF_COUNT_HW_INSTRUCTIONS;
-	a.sample_period = PMI_PERIOD;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	if (sampler_open(&sp, &a, PMI_PAGES, "instructions:u (no hardware PMU?)"))
+	if (pmi_open(&sp))
 		return -1;
 	memset(&ba, 0, sizeof(ba));
 	ba.prog_type = BPF_PROG_TYPE_PERF_EVENT;
@@ -914,20 +925,7 @@ static int b_bpf_sample(const struct metric *m, long iters, double *ns)
 		close(pfd);
 		return sampler_close(&sp, fail("SET_BPF: %s", strerror(errno)));
 	}
-	for (r = -1; r < reps; r++) {
-		long it = r < 0 ? iters / 4 + 1 : iters;
-		uint64_t t0, t1, t2;
-
-		t0 = rep_begin();
-		insn_loop(it);
-		t1 = now_ns();
-		ioctl(sp.fd, PERF_EVENT_IOC_ENABLE, 0);
-		insn_loop(it);
-		ioctl(sp.fd, PERF_EVENT_IOC_DISABLE, 0);
-		t2 = now_ns();
-		if (r >= 0)
-			ns[r] = ((double)(t2 - t1) - (double)(t1 - t0)) / samples;
-	}
+	pmi_reps(&sp, iters, ns);
 	close(pfd);
 	/* the program dropped every sample: nothing may be in the buffer */
 	r = sp.pg->data_head ? fail("%llu bytes of samples written",
