@@ -181,6 +181,39 @@ def parse_boot(suffix, smp, listfile, logfile):
     return out, len(results)
 
 
+# A test's lines that say nothing about a failure: its passed checks
+# (kselftest and TAP "ok", the harness's "OK" and "RUN" lines)
+QUIET_RE = re.compile(r'^(ok |#\s+OK\s|#\s+RUN\s|# PASSED|#\s+PASS\s)')
+DETAIL_LINES = 25
+
+
+def interesting(det):
+    """The last DETAIL_LINES lines of @det that are not passed checks."""
+    return [d for d in det if not QUIET_RE.match(d)][-DETAIL_LINES:]
+
+
+def read_result(path):
+    """Results of a --result file: "PASS name[: why]", "FAIL name: why",
+    and, as this script prints them, "---- name: why" followed by that
+    failure's "  | line"s."""
+    res, details, cur = [], {}, None
+    for line in open(path):
+        line = line.rstrip('\n')
+        m = re.match(r'(PASS|FAIL) (\S+?)(?:: (.*))?$', line)
+        if m:
+            res.append((m.group(1), m.group(2), m.group(3) or '', []))
+            continue
+        m = re.match(r'---- (\S+?):', line)
+        if m:
+            cur = m.group(1)
+            continue
+        if line.startswith('  | ') and cur:
+            details.setdefault(cur, []).append(line[4:])
+        else:
+            cur = None
+    return [(st, n, r, details.get(n, [])) for st, n, r, _ in res]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--boot', action='append', default=[])
@@ -197,30 +230,29 @@ def main():
         guest_tests += n
     for path in args.result:
         try:
-            for line in open(path):
-                line = line.rstrip('\n')
-                m = re.match(r'(PASS|FAIL) (\S+?)(?:: (.*))?$', line)
-                if m:
-                    allres.append((m.group(1), m.group(2), m.group(3) or '', []))
+            allres += read_result(path)
         except OSError as e:
             allres.append(('FAIL', path, f'missing result file ({e})', []))
     if args.boot and guest_tests == 0:
         allres.append(('FAIL', 'tests', 'no test ran in the guest', []))
 
     failed = [r for r in allres if r[0] != 'PASS']
-    for st, name, reason, det in failed:
-        if det:
-            print(f'---- {name}: {reason}')
-            for d in det:
-                print('  | ' + d)
-    if failed:
-        print('----')
     for st, name, reason, det in allres:
         if st == 'PASS':
             skip = ' (skipped)' if reason.startswith('skip') else ''
             print(f'PASS {name}{skip}')
         else:
             print(f'FAIL {name}: {reason}')
+    # What each failure printed comes last, next to the summary, where a
+    # log cut to its head and tail still shows it
+    for st, name, reason, det in failed:
+        det = interesting(det)
+        if det:
+            print(f'---- {name}: {reason}')
+            for d in det:
+                print('  | ' + d)
+    if any(r[3] for r in failed):
+        print('----')
     npass = len(allres) - len(failed)
     summary = f'{npass} passed, {len(failed)} failed'
     print(summary)

@@ -182,8 +182,9 @@ python3 "$ROOT/scripts/parse-results.py" "${args[@]}" --result "$checks" \
 	--summary "$logs/pmu.summary" > "$logs/pmu.out" || status=$?
 cat "$logs/pmu.out"
 if [ -n "$result" ]; then
-	# parse-results.py --result form: "PASS name[: skip]", "FAIL name: why"
-	grep -E '^(PASS|FAIL) ' "$logs/pmu.out" |
+	# parse-results.py --result form: "PASS name[: skip]", "FAIL name: why",
+	# each failure's "---- name:" and "  | " lines of what it printed
+	grep -E '^(PASS|FAIL) |^---- |^  [|] ' "$logs/pmu.out" |
 		sed -E 's/^PASS ([^ ]+) \(skipped\)$/PASS \1: skip/' > "$result" || true
 fi
 exit $status
