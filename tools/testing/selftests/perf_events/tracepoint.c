@@ -368,11 +368,18 @@ TEST(tracepoint_about_another_task_counts_in_its_context)
 		}
 	}
 	for (t = 0; t < 2; t++) {
+		char per_cpu[256] = "";
+
 		ASSERT_EQ(0, wait_sleeping(c[t]));
 		sum = 0;
-		for (cpu = 0; cpu < ncpu; cpu++)
-			sum += pt_read1(fd[t][cpu]);
-		EXPECT_EQ(wakeups[t], sum) TH_LOG("task %d", t);
+		for (cpu = 0; cpu < ncpu; cpu++) {
+			long long v = pt_read1(fd[t][cpu]);
+			size_t len = strlen(per_cpu);
+
+			snprintf(per_cpu + len, sizeof(per_cpu) - len, " %lld", v);
+			sum += v;
+		}
+		EXPECT_EQ(wakeups[t], sum) TH_LOG("task %d, per CPU:%s", t, per_cpu);
 		EXPECT_EQ(0, pt_read1(any[t]));
 	}
 
@@ -458,7 +465,7 @@ TEST(tracepoint_about_another_task_is_counted_not_sampled)
 		pt_rb_unmap(&rb[cpu]);
 		close(fd[cpu]);
 	}
-	EXPECT_EQ(4, sum);
+	EXPECT_EQ(4, sum) TH_LOG("%lld wakeups counted", sum);
 	EXPECT_EQ(0, samples);
 	ASSERT_EQ(1, write(p[1], "q", 1));
 	waitpid(c, NULL, 0);
