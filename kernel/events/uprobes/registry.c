@@ -90,6 +90,17 @@ bool uprobes_registered(void)
 	return !RB_EMPTY_ROOT(&uprobes_tree);
 }
 
+/* @node's uprobe with a reference, or %NULL (none, or on its way out) */
+static struct uprobe *uprobe_get_node(struct rb_node *node)
+{
+	struct uprobe *uprobe;
+
+	if (!node)
+		return NULL;
+	uprobe = rb_entry(node, struct uprobe, rb_node);
+	return refcount_inc_not_zero(&uprobe->ref) ? uprobe : NULL;
+}
+
 /**
  * uprobe_find - the live uprobe at @offset of @inode, with a reference
  * @inode: the probed file
@@ -100,30 +111,20 @@ bool uprobes_registered(void)
 struct uprobe *uprobe_find(struct inode *inode, loff_t offset)
 {
 	struct uprobe key = { .inode = inode, .offset = offset };
-	struct uprobe *found = NULL;
-	struct rb_node *node;
+	struct uprobe *found;
 	unsigned int seq;
 
 	/* a hit's lookup: no lock, unless the tree changed under it */
 	rcu_read_lock();
 	seq = raw_read_seqcount_begin(&uprobes_seq);
-	node = rb_find_rcu(&key, &uprobes_tree, uprobe_key_cmp);
-	if (node) {
-		found = rb_entry(node, struct uprobe, rb_node);
-		if (!refcount_inc_not_zero(&found->ref))
-			found = NULL;
-	}
+	found = uprobe_get_node(rb_find_rcu(&key, &uprobes_tree,
+					    uprobe_key_cmp));
 	rcu_read_unlock();
 	if (found || !read_seqcount_retry(&uprobes_seq, seq))
 		return found;
 
 	spin_lock(&uprobes_tree_lock);
-	node = rb_find(&key, &uprobes_tree, uprobe_key_cmp);
-	if (node) {
-		found = rb_entry(node, struct uprobe, rb_node);
-		if (!refcount_inc_not_zero(&found->ref))
-			found = NULL;
-	}
+	found = uprobe_get_node(rb_find(&key, &uprobes_tree, uprobe_key_cmp));
 	spin_unlock(&uprobes_tree_lock);
 	return found;
 }
