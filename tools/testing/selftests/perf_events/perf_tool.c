@@ -222,10 +222,15 @@ TEST_F_TIMEOUT(tool, record_pid, TMO)
 	char line[256];
 	pid_t pid;
 
+	/*
+	 * Busy until killed below: perf record -p fails if the task is
+	 * gone before it attaches, and a loaded host can make perf's
+	 * start-up take seconds
+	 */
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		execl(exe, "perf_tool", "--busy", "5000", NULL);
+		execl(exe, "perf_tool", "--busy", "120000", NULL);
 		_exit(127);
 	}
 	pt_sleep_ns(200000000);
