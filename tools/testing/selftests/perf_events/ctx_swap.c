@@ -395,18 +395,11 @@ static long minflt(pid_t pid)
 {
 	char path[64], buf[1024], *p;
 	long v = -1;
-	ssize_t n;
-	int fd, i;
+	int i;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	if (pt_read_file(path, buf, sizeof(buf)))
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
 	p = strrchr(buf, ')');
 	for (i = 0; p && i < 8; i++)
 		p = strchr(p + 1, ' ');
