@@ -102,9 +102,8 @@ struct x86_extra_regs {
  * @hw_config: the vendor's checks of an event's @config (masked to
  *	@raw_mask, or from a table) and @config1: the bits it adds back
  *	(AnyThread), its extra register; 0 or a negative errno
- * @extra_claim: take the extra register @event needs in @regs (a
- *	group's trial set, or with @regs NULL this core's own): 0, or
- *	-EAGAIN when the registers hold other values; NULL: none
+ * @extra_claim: take the extra register @event needs on this core: 0,
+ *	or -EAGAIN when the registers hold other values; NULL: none
  * @extra_put: give back what @extra_claim took on this core
  * @constraint: the mask of counter indices that may count @config
  * @counter: for counter @idx, the MSR that holds its count, its RDPMC
@@ -129,8 +128,7 @@ struct x86_pmu_ops {
 	const x86_cache_table_t *cache_extra;
 	int		(*hw_config)(struct perf_event *event, u64 *config,
 				     u64 config1);
-	int		(*extra_claim)(struct perf_event *event,
-				       struct x86_extra_regs *regs);
+	int		(*extra_claim)(struct perf_event *event);
 	void		(*extra_put)(struct perf_event *event);
 	u64		(*constraint)(struct perf_event *event, u64 config);
 	void		(*counter)(int idx, unsigned long *msr, int *rdpmc,
@@ -233,7 +231,7 @@ extern const x86_cache_table_t amd_zen_cache_events;
 
 void intel_extra_init(void);
 int intel_extra_config(struct perf_event *event, u64 config, u64 config1);
-int intel_extra_claim(struct perf_event *event, struct x86_extra_regs *regs);
+int intel_extra_claim(struct perf_event *event);
 void intel_extra_put(struct perf_event *event);
 void intel_extra_enable(struct perf_event *event);
 

@@ -206,11 +206,12 @@ static int x86_pick_counter(struct perf_event *event, u64 used)
 }
 
 /*
- * Add @event to a trial schedule: @used counters taken, @extra the
- * extra registers' values. Returns false if it does not fit.
+ * Add @event to a trial schedule of @used counters. Returns false if it
+ * does not fit. The extra registers are not counted: a group whose
+ * members want more offcore values than there are registers opens, as
+ * on the stock kernel, and never gets on.
  */
-static bool x86_group_take(struct perf_event *event, u64 *used,
-			   struct x86_extra_regs *extra)
+static bool x86_group_take(struct perf_event *event, u64 *used)
 {
 	int idx;
 
@@ -219,30 +220,27 @@ static bool x86_group_take(struct perf_event *event, u64 *used,
 	idx = x86_pick_counter(event, *used);
 	if (idx < 0)
 		return false;
-	if (x86_ops->extra_claim && x86_ops->extra_claim(event, extra))
-		return false;
 	*used |= BIT_ULL(idx);
 	return true;
 }
 
 /*
  * Whether the "cpu" events of @leader's group and then @event fit the
- * counters and extra registers at once.
+ * counters at once.
  */
 static bool x86_group_schedulable(struct perf_event *leader,
 				  struct perf_event *event)
 {
-	struct x86_extra_regs extra = {};
 	struct perf_event *sibling;
 	u64 used = 0;
 
-	if (!x86_group_take(leader, &used, &extra))
+	if (!x86_group_take(leader, &used))
 		return false;
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
-		if (!x86_group_take(sibling, &used, &extra))
+		if (!x86_group_take(sibling, &used))
 			return false;
 	}
-	return x86_group_take(event, &used, &extra);
+	return x86_group_take(event, &used);
 }
 
 /*
@@ -285,7 +283,7 @@ static int x86_pmu_add(struct perf_event *event, int flags)
 	     cpuc->lbr_bst != event->attr.branch_sample_type))
 		return -EAGAIN;
 	/* last: nothing to undo if it fails */
-	if (x86_ops->extra_claim && x86_ops->extra_claim(event, NULL))
+	if (x86_ops->extra_claim && x86_ops->extra_claim(event))
 		return -EAGAIN;
 
 	if (has_branch_stack(event)) {

@@ -79,18 +79,20 @@ const x86_cache_table_t intel_skl_cache_events = {
 };
 
 /*
- * MSR_OFFCORE_RSP_x values (the public list's MSRValue): request type in
- * bits 15:0, supplier in 29:16, snoop response in 37:30.
+ * MSR_OFFCORE_RSP_x values: request type in bits 15:0, supplier in
+ * 29:16, snoop response in 37:30. The responses are those the stock
+ * kernel programs (read back from the PMU model's registers): LL takes
+ * any response (16) or an L3 miss (no supplier 17, a DRAM 29:26), with
+ * any snoop (37:30); NODE the local DRAM (26) or a remote one (29:27),
+ * with any snoop but the non-DRAM one (36:30).
  */
 #define RSP_DEMAND_DATA_RD	0x0000000001ULL
 #define RSP_DEMAND_RFO		0x0000000002ULL
-#define RSP_ANY_RESPONSE	0x0000010000ULL
-/* .L3_MISS.ANY_SNOOP */
-#define RSP_L3_MISS		0x3fbc000000ULL
-/* .L3_MISS.SNOOP_MISS_OR_NO_FWD: from any DRAM */
-#define RSP_DRAM		0x063fc00000ULL
-/* .L3_MISS_REMOTE_DRAM.SNOOP_MISS_OR_NO_FWD: another node's DRAM */
-#define RSP_REMOTE_DRAM		0x063b800000ULL
+#define RSP_ANY_SNOOP		0x3fc0000000ULL
+#define RSP_ANY_RESPONSE	(RSP_ANY_SNOOP | 0x0000010000ULL)
+#define RSP_L3_MISS		(RSP_ANY_SNOOP | 0x003c020000ULL)
+#define RSP_DRAM		0x1fc4000000ULL
+#define RSP_REMOTE_DRAM		0x1ff8000000ULL
 
 const x86_cache_table_t intel_skl_cache_extra = {
 	[C(LL)] = {

@@ -15,8 +15,9 @@
  * must want the value its register holds. An offcore event whose
  * register holds another value takes the other offcore register if
  * that one is free or holds its value, and its event select changes to
- * match (0xb7 <-> 0xbb); if neither, it cannot be added now (and a
- * group needing three offcore values never fits).
+ * match (0xb7 <-> 0xbb); if neither, it cannot be added now (a group
+ * needing three offcore values opens, as on the stock kernel, and never
+ * gets on).
  *
  * A hypervisor may not give a guest the registers: at boot each is
  * written and read back, and one that does not keep its value makes the
@@ -179,16 +180,14 @@ static int extra_owner(void)
 }
 
 /**
- * intel_extra_claim - take the extra register @event needs
+ * intel_extra_claim - take the extra register @event needs on this core
  * @event: an event of the "cpu" PMU, maybe one without
- * @regs: a trial set (group validation), or NULL for this core's
  *
- * On this core's registers the event's select follows the register it
- * got. Called with IRQs off for this core.
+ * The event's select follows the register it got. Called with IRQs off.
  *
  * Return: 0, or -EAGAIN when both registers hold other values.
  */
-int intel_extra_claim(struct perf_event *event, struct x86_extra_regs *regs)
+int intel_extra_claim(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	struct extra_core *core;
@@ -196,15 +195,6 @@ int intel_extra_claim(struct perf_event *event, struct x86_extra_regs *regs)
 
 	if (reg < 0)
 		return 0;
-	if (regs) {
-		reg = extra_pick(event, regs, reg);
-		if (reg < 0)
-			return -EAGAIN;
-		regs->val[reg] = hwc->extra_reg_config;
-		regs->ref[reg]++;
-		return 0;
-	}
-
 	hwc->last_cpu = extra_owner();
 	core = per_cpu_ptr(&extra_core, hwc->last_cpu);
 	raw_spin_lock(&core->lock);

@@ -96,10 +96,11 @@ static int l1d_miss_request(unsigned long long sel)
 }
 
 /*
- * An event select of the model's cache-model misses (L1D, DTLB): their
- * count over the loop depends on what the kernel touched in between
- * (its lines and pages evict the test's), so it is not the same on every
- * kernel; pmu-dcache checks them on known access patterns instead
+ * An event select of the model's cache-model misses (L1D, DTLB, the
+ * offcore requests that L2 misses make): their count over the loop
+ * depends on what the kernel touched in between (its lines and pages
+ * evict the test's), so it is not the same on every kernel; pmu-dcache
+ * checks them on known access patterns instead
  */
 static int cache_model_miss(unsigned long long sel)
 {
@@ -108,7 +109,8 @@ static int cache_model_miss(unsigned long long sel)
 	if (amd)
 		return !(sel & 0xf00000000ULL) &&
 		       (ev == 0x45 || l1d_miss_request(sel));
-	return ev == 0x51 || ev == 0x08 || ev == 0x49 ||
+	return ev == 0x51 || ev == 0x08 || ev == 0x49 || ev == 0xb7 ||
+	       ev == 0xbb ||
 	       (ev == 0xd1 && umask == 0x08) ||
 	       (ev == 0xd0 && (umask == 0x11 || umask == 0x12));
 }
@@ -337,9 +339,34 @@ static void raw_group(int n, const __u64 *config, const __u64 *config1)
 }
 
 /*
+ * The "cpu" PMU's multiplexing interval (ms): the previous one, after
+ * writing @ms; -1 if unknown
+ */
+static int mux_interval(int ms)
+{
+	const char *path =
+		"/sys/bus/event_source/devices/cpu/perf_event_mux_interval_ms";
+	int old = -1;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%d", &old) != 1)
+			old = -1;
+		fclose(f);
+	}
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "%d\n", ms);
+		fclose(f);
+	}
+	return old;
+}
+
+/*
  * Events that are not a group, each with its config1, enabled together:
  * the registers while they count and which of them got a counter (the
- * others wait for a rotation that this short loop does not see).
+ * others wait for a rotation, which the caller puts off well beyond the
+ * loop: on a slow debug kernel the default 4 ms could fall inside it).
  */
 static void raw_separate(int n, const __u64 *config, const __u64 *config1)
 {
@@ -393,6 +420,7 @@ static void raw_intel(void)
 	static const __u64 same[] = { 0x10001, 0x10001, 0x10001 };
 	static const __u64 diff[] = { 0x10001, 0x10002, 0x10004 };
 	struct perf_event_attr attr;
+	int mux;
 
 	raw(0x00c4, 0);
 	raw(0x00c4 | 1ULL << 21, 0);		/* AnyThread */
@@ -427,10 +455,13 @@ static void raw_intel(void)
 	raw_group(2, bb, diff);
 	raw_group(3, three, same);
 	raw_group(3, three, diff);
+	mux = mux_interval(10000);
 	raw_separate(2, two, diff);
 	raw_separate(2, bb, diff);
 	raw_separate(3, three, same);
 	raw_separate(3, three, diff);
+	if (mux > 0)
+		mux_interval(mux);
 }
 
 static void raw_amd(void)
@@ -478,9 +509,21 @@ int main(int argc, char **argv)
 	CPU_SET(0, &cpus);
 	if (sched_setaffinity(0, sizeof(cpus), &cpus))
 		perror("sched_setaffinity");
-	msr_fd = open("/dev/cpu/0/msr", O_RDONLY);
+	msr_fd = open("/dev/cpu/0/msr", O_RDWR);
 	if (msr_fd < 0)
 		perror("/dev/cpu/0/msr");
+	if (!amd) {
+		unsigned long long zero = 0;
+
+		/*
+		 * The offcore response registers keep the last value a
+		 * kernel wrote (it does not clear them when their events
+		 * go): start from 0, whatever ran before
+		 */
+		for (i = 0; i < 2; i++)
+			if (pwrite(msr_fd, &zero, 8, 0x1a6 + i) != 8)
+				perror("wrmsr");
+	}
 
 	hardware();
 	hw_cache();

@@ -21,6 +21,12 @@
  *   in each second-level DTLB set than its ways: every access misses the
  *   L1D and both DTLB levels (a walk).
  *
+ * Intel's LL and NODE events count the model's offcore requests (L2
+ * misses): a line sweep misses the L2 (256 KiB, 4 ways) at every line
+ * and hits the L3 (8 MiB, 16 ways: it holds the 1 MiB after a first
+ * sweep); a page sweep misses both at every page, and its L3 misses are
+ * the local DRAM's.
+ *
  * A timer interrupt inside a sweep may evict the page the sweep is on
  * from the first-level DTLB (the model runs at every CPL): a case is
  * measured up to 3 times and passes if one measurement is exact. Run as
@@ -198,6 +204,26 @@ static const struct sweep_case intel_cases[] = {
 		RAW("MEM_INST_RETIRED.STLB_MISS_STORES", 0x12d0),
 		RAW("MEM_LOAD_RETIRED.L1_MISS", 0x08d1) },
 	  { 64, 64, 64, 0 } },
+	/* offcore: at most two response values in a group (two MSRs) */
+	{ "line loads, offcore", LINE, LINES, 0, {
+		CACHE("LLC-read-access (L2 misses)", LL, READ, ACCESS),
+		CACHE("LLC-read-miss (L3 misses)", LL, READ, MISS),
+		CACHE("L1D-read-access (loads)", L1D, READ, ACCESS),
+		CACHE("L1D-read-miss (L1D fills)", L1D, READ, MISS) },
+	  { 64, 0, 64, 64 } },
+	{ "page loads, offcore", PAGE, PAGES, 0, {
+		CACHE("LLC-read-access (L2 misses)", LL, READ, ACCESS),
+		CACHE("node-read-access (local DRAM)", NODE, READ, ACCESS),
+		CACHE("L1D-read-access (loads)", L1D, READ, ACCESS),
+		CACHE("L1D-read-miss (L1D fills)", L1D, READ, MISS) },
+	  { 64, 64, 64, 64 } },
+	{ "page stores, offcore", PAGE, PAGES, 1, {
+		CACHE("LLC-write-access (L2 misses)", LL, WRITE, ACCESS),
+		CACHE("LLC-write-miss (L3 misses)", LL, WRITE, MISS),
+		CACHE("L1D-write-access (stores)", L1D, WRITE, ACCESS),
+		CACHE("L1D-read-access (loads)", L1D, READ, ACCESS) },
+	  { 64, 64, 64, 0 } },
+	{ NULL }
 };
 
 static const struct sweep_case amd_cases[] = {
@@ -225,6 +251,7 @@ static const struct sweep_case amd_cases[] = {
 		RAW("LsL1DTlbMiss (L1 DTLB misses)", 0xff45),
 		RAW("LsL1DTlbMiss.L2Miss (walks)", 0xf045) },
 	  { 64, 64, 64, 64 } },
+	{ NULL }
 };
 
 static int is_amd(void)
@@ -238,7 +265,7 @@ static int is_amd(void)
 int main(void)
 {
 	const struct sweep_case *cases = is_amd() ? amd_cases : intel_cases;
-	size_t i;
+	const struct sweep_case *c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	buf = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE,
@@ -249,8 +276,8 @@ int main(void)
 	}
 	/* every page written: no fault inside a measurement */
 	memset(buf, 1, BUF_SIZE);
-	for (i = 0; i < 4; i++)
-		run_case(&cases[i]);
+	for (c = cases; c->name; c++)
+		run_case(c);
 	printf("%s\n", fails ? "FAIL" : "PASS");
 	return fails ? 1 : 0;
 }
