@@ -127,18 +127,17 @@ initrd=$B/initramfs-distro-$kind.cpio.gz
 	-b "$B/initramfs-test.cpio.gz" -c "$demo"
 log=$B/logs/distro-$kind.log
 mkdir -p "$B/logs"
+model=()
+if [ -x "$B/pmu-qemu/qemu-system-x86_64" ]; then
+	model=(CPU=Skylake-PMU QEMU="$B/pmu-qemu/qemu-system-x86_64"
+	       ICOUNT=shift=0,sleep=off QEMU_NODEFAULTS=1
+	       QEMU_EXTRA="-L /usr/share/seabios -L /usr/share/qemu")
+fi
 # cmd mode is the console on stdout: the log is what it printed
 rc=0
-if [ -x "$B/pmu-qemu/qemu-system-x86_64" ]; then
-	CPU=Skylake-PMU QEMU=$B/pmu-qemu/qemu-system-x86_64 \
-		ICOUNT=shift=0,sleep=off QEMU_NODEFAULTS=1 \
-		QEMU_EXTRA="-L /usr/share/seabios -L /usr/share/qemu" \
-		SMP=2 QEMU_TIMEOUT=900 "$ROOT/scripts/boot.sh" \
-		"$obj/arch/x86/boot/bzImage" "$initrd" cmd > "$log" 2>&1 < /dev/null || rc=$?
-else
-	SMP=2 QEMU_TIMEOUT=900 "$ROOT/scripts/boot.sh" \
-		"$obj/arch/x86/boot/bzImage" "$initrd" cmd > "$log" 2>&1 < /dev/null || rc=$?
-fi
-tr -d '\r' < "$log" | sed -n '/^@@CMD /,/^@@CMD-EXIT/p'
-tr -d '\r' < "$log" | grep -q "^@@CMD-EXIT 0" || { echo "distro.sh: the $kind kernel did not run the demo to the end (qemu rc=$rc, see $log)" >&2; exit 1; }
+env "${model[@]}" SMP=2 QEMU_TIMEOUT=900 "$ROOT/scripts/boot.sh" \
+	"$obj/arch/x86/boot/bzImage" "$initrd" cmd > "$log" 2>&1 < /dev/null || rc=$?
+demo_out=$(tr -d '\r' < "$log" | sed -n '/^@@CMD /,/^@@CMD-EXIT/p')
+echo "$demo_out"
+grep -q "^@@CMD-EXIT 0" <<<"$demo_out" || { echo "distro.sh: the $kind kernel did not run the demo to the end (qemu rc=$rc, see $log)" >&2; exit 1; }
 echo "  DISTRO  $kind: booted; built in ${secs}s (log: ${log#"$ROOT"/})"
