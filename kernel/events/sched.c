@@ -111,6 +111,22 @@ static bool perf_group_is_software(struct perf_event *leader)
 	return true;
 }
 
+/*
+ * The PMU a group's counting hardware belongs to: the leader's, or for
+ * a software leader with hardware members theirs
+ */
+static struct pmu *perf_group_pmu(struct perf_event *leader)
+{
+	struct perf_event *sibling;
+
+	if (!is_software_event(leader))
+		return leader->pmu;
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
+		if (!is_software_event(sibling))
+			return sibling->pmu;
+	return leader->pmu;
+}
+
 /**
  * perf_event_sched_in - put one event on its PMU
  *
@@ -193,7 +209,7 @@ static void perf_ctx_need_rotation(struct perf_event_context *ctx,
 int perf_group_sched_in(struct perf_event_context *ctx,
 			struct perf_event *leader)
 {
-	struct pmu *pmu = leader->pmu;
+	struct pmu *pmu = leader->pmu, *hw = perf_group_pmu(leader);
 	struct perf_event *sibling, *failed = NULL;
 	int err;
 
@@ -214,6 +230,12 @@ int perf_group_sched_in(struct perf_event_context *ctx,
 		goto fail_busy;
 	}
 
+	/*
+	 * The PMU is held while the members go on, so that they all start
+	 * counting at its restart, at the same instruction, as on the
+	 * stock kernel
+	 */
+	perf_pmu_disable(hw);
 	if (pmu->start_txn)
 		pmu->start_txn(pmu, PERF_PMU_TXN_ADD);
 
@@ -234,6 +256,7 @@ int perf_group_sched_in(struct perf_event_context *ctx,
 		if (err)
 			goto fail_siblings;
 	}
+	perf_pmu_enable(hw);
 	if (leader->attr.exclusive && !perf_group_is_software(leader))
 		ctx->exclusive_leader = leader;
 	return 0;
@@ -248,6 +271,7 @@ fail_siblings:
 fail_leader:
 	if (pmu->cancel_txn)
 		pmu->cancel_txn(pmu);
+	perf_pmu_enable(hw);
 fail_busy:
 	if (leader->attr.pinned)
 		perf_event_set_state(leader, PERF_EVENT_STATE_ERROR);
@@ -259,13 +283,17 @@ fail_busy:
 void perf_group_sched_out(struct perf_event_context *ctx,
 			  struct perf_event *leader)
 {
+	struct pmu *hw = perf_group_pmu(leader);
 	struct perf_event *sibling;
 
 	if (ctx->exclusive_leader == leader)
 		ctx->exclusive_leader = NULL;
+	/* all members stop at once, as they started */
+	perf_pmu_disable(hw);
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
 		perf_event_sched_out(ctx, sibling);
 	perf_event_sched_out(ctx, leader);
+	perf_pmu_enable(hw);
 }
 
 /*

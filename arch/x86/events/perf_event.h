@@ -111,6 +111,9 @@ struct x86_extra_regs {
  * @enable: start counting on hwc->idx (IRQs off, this CPU)
  * @disable: stop counting on hwc->idx
  * @handle_irq: the PMI: returns the number of counters it handled
+ * @hold: stop (@on) or restart every counter of this CPU at once, for
+ *	the core's perf_pmu_disable()/perf_pmu_enable(); what @enable and
+ *	@disable do meanwhile takes effect at the restart; NULL: none
  * @cpu_reset: stop and clear every counter of this CPU (bring-up)
  * @attr_groups: events/ (pmu.c adds format/, caps/ and rdpmc)
  * @lbr: the branch stack, if the CPU has one the driver knows
@@ -136,6 +139,7 @@ struct x86_pmu_ops {
 	void		(*enable)(struct perf_event *event);
 	void		(*disable)(struct perf_event *event);
 	int		(*handle_irq)(struct pt_regs *regs);
+	void		(*hold)(bool on);
 	void		(*cpu_reset)(void);
 	const struct attribute_group **attr_groups;
 	const struct x86_lbr_ops *lbr;

@@ -728,8 +728,23 @@ static void x86_pmu_sched_task(struct perf_event_context *ctx, bool sched_in)
 	t->valid = false;
 }
 
+/* the core's brackets around several adds or deletes on this CPU */
+static void x86_pmu_disable_all(struct pmu *pmu)
+{
+	if (x86_ops->hold)
+		x86_ops->hold(true);
+}
+
+static void x86_pmu_enable_all(struct pmu *pmu)
+{
+	if (x86_ops->hold)
+		x86_ops->hold(false);
+}
+
 static struct pmu x86_cpu_pmu = {
 	.task_ctx_nr	= perf_hw_context,
+	.pmu_enable	= x86_pmu_enable_all,
+	.pmu_disable	= x86_pmu_disable_all,
 	.event_init	= x86_pmu_event_init,
 	.event_mapped	= x86_pmu_event_mapped,
 	.event_unmapped	= x86_pmu_event_unmapped,

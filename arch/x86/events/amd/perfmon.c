@@ -13,7 +13,8 @@
  * clear has wrapped.
  *
  * PerfCntrGlobalCtl enables every counter once, at bring-up; a counter
- * is then started and stopped by the enable bit of its PerfEvtSel.
+ * is then started and stopped by the enable bit of its PerfEvtSel, and
+ * the core's brackets (amd_hold()) turn them all off and on at once.
  *
  * Also the hooks KVM calls when it turns SVM on and off.
  */
@@ -37,6 +38,8 @@
 #define AMD_MAX_STATUS_LOOPS	16
 
 static bool amd_perfmon_v2 __ro_after_init;
+/* PerfMonV2: held by the core (amd_hold()), GlobalCtl stays 0 */
+static DEFINE_PER_CPU(bool, amd_held);
 
 /*
  * Family 17h and later (Zen) encodings of the generic events (AMD's
@@ -176,8 +179,23 @@ static int amd_handle_irq_v2(struct pt_regs *regs)
 		}
 		rdmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, status);
 	}
-	wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, amd_counter_bits());
+	if (!this_cpu_read(amd_held))
+		wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, amd_counter_bits());
 	return handled;
+}
+
+/*
+ * PerfMonV2: every counter off (@on) or on again in one PerfCntrGlobalCtl
+ * write, so that a group's members start and stop together; a PMI that
+ * comes while held leaves it off. Without PerfMonV2 each counter starts
+ * on its own.
+ */
+static void amd_hold(bool on)
+{
+	if (!amd_perfmon_v2)
+		return;
+	this_cpu_write(amd_held, on);
+	wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_CTL, on ? 0 : amd_counter_bits());
 }
 
 /* Without it: a running counter whose top bit is clear has wrapped */
@@ -259,6 +277,7 @@ static struct x86_pmu_ops amd_ops __ro_after_init = {
 	.enable		= amd_enable,
 	.disable	= amd_disable,
 	.handle_irq	= amd_handle_irq,
+	.hold		= amd_hold,
 	.cpu_reset	= amd_cpu_reset,
 	.attr_groups	= amd_attr_groups,
 };

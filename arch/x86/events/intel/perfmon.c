@@ -63,6 +63,8 @@ static DEFINE_PER_CPU(u64, intel_guest_only);
 static DEFINE_PER_CPU(u64, intel_host_only);
 /* in the PMI: GLOBAL_CTRL stays 0 until it ends (intel_handle_irq()) */
 static DEFINE_PER_CPU(bool, intel_in_pmi);
+/* held by the core (intel_hold()): GLOBAL_CTRL stays 0 until released */
+static DEFINE_PER_CPU(bool, intel_held);
 static DEFINE_PER_CPU(struct perf_guest_switch_msr, intel_guest_msrs);
 static DEFINE_PER_CPU(u64, intel_fixed_ctrl);
 static bool intel_fw_writes __read_mostly;
@@ -176,8 +178,23 @@ static void intel_global_ctrl_set(struct perf_event *event, bool on)
 		if (event->attr.exclude_guest)
 			*host_only |= bit;
 	}
-	if (!this_cpu_read(intel_in_pmi))
+	if (!this_cpu_read(intel_in_pmi) && !this_cpu_read(intel_held))
 		wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, *ctrl & ~*guest_only);
+}
+
+/*
+ * All counters off (@on) or back to the copy, in one GLOBAL_CTRL write:
+ * a group's members start and stop together. A PMI that comes while
+ * held leaves GLOBAL_CTRL at 0.
+ */
+static void intel_hold(bool on)
+{
+	this_cpu_write(intel_held, on);
+	if (this_cpu_read(intel_in_pmi))
+		return;
+	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, on ? 0 :
+	       this_cpu_read(intel_global_ctrl) &
+	       ~this_cpu_read(intel_guest_only));
 }
 
 /**
@@ -327,8 +344,10 @@ static int intel_handle_irq(struct pt_regs *regs)
 	}
 	/* what the handler started and stopped (throttling) is in the copy */
 	this_cpu_write(intel_in_pmi, false);
-	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, this_cpu_read(intel_global_ctrl) &
-	       ~this_cpu_read(intel_guest_only));
+	if (!this_cpu_read(intel_held))
+		wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL,
+		       this_cpu_read(intel_global_ctrl) &
+		       ~this_cpu_read(intel_guest_only));
 	if (handled)
 		apic_write(APIC_LVTPC, APIC_DM_NMI);
 	return handled;
@@ -461,6 +480,7 @@ static struct x86_pmu_ops intel_ops __ro_after_init = {
 	.enable		= intel_enable,
 	.disable	= intel_disable,
 	.handle_irq	= intel_handle_irq,
+	.hold		= intel_hold,
 	.cpu_reset	= intel_cpu_reset,
 	.attr_groups	= intel_attr_groups,
 };
