@@ -283,17 +283,23 @@ fail_busy:
 void perf_group_sched_out(struct perf_event_context *ctx,
 			  struct perf_event *leader)
 {
+	bool on = leader->state == PERF_EVENT_STATE_ACTIVE;
 	struct pmu *hw = perf_group_pmu(leader);
 	struct perf_event *sibling;
 
 	if (ctx->exclusive_leader == leader)
 		ctx->exclusive_leader = NULL;
-	/* all members stop at once, as they started */
-	perf_pmu_disable(hw);
+	/*
+	 * All members stop at once, as they started; a group that is not
+	 * on costs no hold (a context switch walks every group)
+	 */
+	if (on)
+		perf_pmu_disable(hw);
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
 		perf_event_sched_out(ctx, sibling);
 	perf_event_sched_out(ctx, leader);
-	perf_pmu_enable(hw);
+	if (on)
+		perf_pmu_enable(hw);
 }
 
 /*

@@ -113,7 +113,8 @@ struct x86_extra_regs {
  * @handle_irq: the PMI: returns the number of counters it handled
  * @hold: stop (@on) or restart every counter of this CPU at once, for
  *	the core's perf_pmu_disable()/perf_pmu_enable(); what @enable and
- *	@disable do meanwhile takes effect at the restart; NULL: none
+ *	@disable do meanwhile takes effect at the restart; NULL (or a
+ *	no-op where there is no global control): none
  * @cpu_reset: stop and clear every counter of this CPU (bring-up)
  * @attr_groups: events/ (pmu.c adds format/, caps/ and rdpmc)
  * @lbr: the branch stack, if the CPU has one the driver knows

@@ -208,8 +208,8 @@ static int x86_pick_counter(struct perf_event *event, u64 used)
 /*
  * Add @event to a trial schedule of @used counters. Returns false if it
  * does not fit. The extra registers are not counted: a group whose
- * members want more offcore values than there are registers opens, as
- * on the stock kernel, and never gets on.
+ * members want more values of an extra register than it can hold opens,
+ * as on the stock kernel, and never gets on.
  */
 static bool x86_group_take(struct perf_event *event, u64 *used)
 {

@@ -16,8 +16,8 @@
  * register holds another value takes the other offcore register if
  * that one is free or holds its value, and its event select changes to
  * match (0xb7 <-> 0xbb); if neither, it cannot be added now (a group
- * needing three offcore values opens, as on the stock kernel, and never
- * gets on).
+ * needing more values of a register than it can hold, such as three
+ * offcore values, opens, as on the stock kernel, and never gets on).
  *
  * A hypervisor may not give a guest the registers: at boot each is
  * written and read back, and one that does not keep its value makes the

@@ -10,8 +10,8 @@
  * last's. Without the hold the counts differ by those instructions.
  *
  * Groups: a hardware leader with three members (instructions, on a
- * fixed counter on Intel; cycles, which the model makes exactly twice the
- * instructions); a task-clock leader with three hardware members;
+ * fixed counter on Intel; cycles, at least twice the instructions on the
+ * model); a task-clock leader with three hardware members;
  * each enabled and disabled through the leader, five times. Run as root
  * (kernel counting).
  */
@@ -79,9 +79,13 @@ static void run(const char *name, uint32_t ltype, uint64_t lconfig)
 			if (v[i] != v[1 + MEMBERS] || !v[i])
 				same = 0;
 		}
-		/* the model's 2 cycles per instruction: the leader too */
+		/*
+		 * the model's 2 cycles per instruction executed: at least
+		 * twice the instructions retired (a REP string instruction
+		 * of the kernel's executes more often than it retires)
+		 */
 		if (ltype == PERF_TYPE_HARDWARE &&
-		    lconfig == PERF_COUNT_HW_CPU_CYCLES && v[1] != 2 * v[2])
+		    lconfig == PERF_COUNT_HW_CPU_CYCLES && v[1] < 2 * v[2])
 			same = 0;
 		if (!same)
 			break;
