@@ -166,9 +166,20 @@ $REC -j any,u -e instructions:u -c $P2 -o /tmp/lbr.s -- "$dir/pmu-sys" || fail=1
 brstack /tmp/lbr.s > /tmp/lbr.s.txt
 expect "samples: $(wc -l < /tmp/lbr.s.txt)" "$(wc -l < /tmp/lbr.s.txt)" $(((4 * S + 4) / P2))
 want=$(i=0; while [ $i -lt $((D / 2)) ]; do printf ' %s' "$LOOP_REC"; i=$((i + 1)); done)
+# A timer interrupt inside a sample's window adds the return from it (a
+# record from the kernel, dropped like the sysretqs) and so leaves one
+# loop record fewer; under icount whether one falls there depends on
+# the build (kernel and initramfs sizes shift the timing). Accept that
+# for at most two samples.
+short=0
 k=0
 while read -r ip stack; do
 	k=$((k + 1))
+	if [ "$stack" = "${want# "$LOOP_REC" }" ] && [ $short -lt 2 ]; then
+		short=$((short + 1))
+		echo "ok sample $k ($ip): $((D / 2 - 1)) x $LOOP_REC (an interrupt's return, dropped, took an entry)"
+		continue
+	fi
 	expect_stack "sample $k ($ip): $((D / 2)) x $LOOP_REC" "$ip" "$stack" "${want# }"
 done < /tmp/lbr.s.txt
 
