@@ -161,6 +161,18 @@ static void intel_counter(int idx, unsigned long *msr, int *rdpmc, int *bits)
 	*bits = x86_pmu_hw.cntval_bits;
 }
 
+/*
+ * Write the host's view of the copy to GLOBAL_CTRL, unless a PMI or the
+ * core's hold keeps the counters off (they write it when they end)
+ */
+static void intel_global_ctrl_write(void)
+{
+	if (this_cpu_read(intel_in_pmi) || this_cpu_read(intel_held))
+		return;
+	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, this_cpu_read(intel_global_ctrl) &
+	       ~this_cpu_read(intel_guest_only));
+}
+
 static void intel_global_ctrl_set(struct perf_event *event, bool on)
 {
 	u64 *ctrl = this_cpu_ptr(&intel_global_ctrl);
@@ -178,8 +190,7 @@ static void intel_global_ctrl_set(struct perf_event *event, bool on)
 		if (event->attr.exclude_guest)
 			*host_only |= bit;
 	}
-	if (!this_cpu_read(intel_in_pmi) && !this_cpu_read(intel_held))
-		wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, *ctrl & ~*guest_only);
+	intel_global_ctrl_write();
 }
 
 /*
@@ -190,11 +201,10 @@ static void intel_global_ctrl_set(struct perf_event *event, bool on)
 static void intel_hold(bool on)
 {
 	this_cpu_write(intel_held, on);
-	if (this_cpu_read(intel_in_pmi))
-		return;
-	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, on ? 0 :
-	       this_cpu_read(intel_global_ctrl) &
-	       ~this_cpu_read(intel_guest_only));
+	if (on && !this_cpu_read(intel_in_pmi))
+		wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, 0);
+	else
+		intel_global_ctrl_write();
 }
 
 /**
@@ -344,10 +354,7 @@ static int intel_handle_irq(struct pt_regs *regs)
 	}
 	/* what the handler started and stopped (throttling) is in the copy */
 	this_cpu_write(intel_in_pmi, false);
-	if (!this_cpu_read(intel_held))
-		wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL,
-		       this_cpu_read(intel_global_ctrl) &
-		       ~this_cpu_read(intel_guest_only));
+	intel_global_ctrl_write();
 	if (handled)
 		apic_write(APIC_LVTPC, APIC_DM_NMI);
 	return handled;
