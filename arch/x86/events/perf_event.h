@@ -96,12 +96,14 @@ struct x86_extra_regs {
  *	unit mask, edge, inv and cmask that pmu.c has; NULL-terminated
  * @format_visible: which of @format_attrs exist (NULL: all)
  * @max_period: the longest period a counter can be loaded with
+ * @max_precise: the highest attr.precise_ip the driver supports
  * @event_map: PERF_COUNT_HW_* to a raw config, 0 if not supported
  * @cache_events: PERF_TYPE_HW_CACHE to a raw config, NULL for none
  * @cache_extra: the config1 (extra register value) of each of those
  * @hw_config: the vendor's checks of an event's @config (masked to
  *	@raw_mask, or from a table) and @config1: the bits it adds back
- *	(AnyThread), its extra register; 0 or a negative errno
+ *	(AnyThread), its extra register, what precise_ip (at most
+ *	@max_precise) needs; 0 or a negative errno
  * @extra_claim: take the extra register @event needs on this core: 0,
  *	or -EAGAIN when the registers hold other values; NULL: none
  * @extra_put: give back what @extra_claim took on this core
@@ -127,6 +129,7 @@ struct x86_pmu_ops {
 	umode_t		(*format_visible)(struct kobject *kobj,
 					  struct attribute *attr, int i);
 	u64		max_period;
+	int		max_precise;
 	u64		(*event_map)(int hw_event);
 	const x86_cache_table_t *cache_events;
 	const x86_cache_table_t *cache_extra;
@@ -210,6 +213,9 @@ u64 x86_pmu_event_map(int hw_event);
 u64 x86_perf_event_update(struct perf_event *event);
 bool x86_perf_event_set_period(struct perf_event *event);
 bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs);
+void x86_pmu_report(struct perf_event *event, struct perf_sample_data *data,
+		    struct pt_regs *regs);
+void x86_perf_event_reloaded(struct perf_event *event, u64 period);
 void x86_pmu_lbr_read(void);
 void x86_pmu_clear_dirty(void);
 const struct x86_lbr_ops *x86_pmu_lbr(void);
@@ -239,6 +245,18 @@ int intel_extra_config(struct perf_event *event, u64 config, u64 config1);
 int intel_extra_claim(struct perf_event *event);
 void intel_extra_put(struct perf_event *event);
 void intel_extra_enable(struct perf_event *event);
+
+/* Intel DS area and PEBS (intel/ds.c, intel/pebs.c) */
+void intel_ds_init(void);
+void intel_ds_cpu_init(void);
+int intel_ds_get(unsigned int record);
+void intel_ds_put(void);
+int intel_pebs_init(u64 caps);
+int intel_pebs_config(struct perf_event *event, u64 *config);
+u64 intel_pebs_enable(struct perf_event *event);
+void intel_pebs_disable(struct perf_event *event);
+void intel_pebs_drain(struct pt_regs *iregs);
+void intel_pebs_cpu_reset(void);
 
 extern const struct x86_lbr_ops intel_lbr_skylake;
 extern struct x86_lbr_ops amd_lbr_v2;

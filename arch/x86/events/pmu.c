@@ -94,6 +94,7 @@ static inline u64 x86_counter_sext(struct hw_perf_event *hwc, u64 raw)
 
 /**
  * x86_perf_event_update - add what the counter counted since the last update
+ * @event: an event on a counter of this CPU
  *
  * Safe against the NMI: the previous raw value is swapped with cmpxchg,
  * so an update that races with the PMI's counts each event once.
@@ -121,6 +122,7 @@ u64 x86_perf_event_update(struct perf_event *event)
 
 /**
  * x86_perf_event_set_period - load the counter with the rest of the period
+ * @event: an event on a counter of this CPU
  *
  * Return: true if the period had run out (an overflow to report): the
  * next period then starts, and hwc->last_period is the one that ended.
@@ -409,6 +411,7 @@ void x86_pmu_lbr_read(void)
 
 /**
  * x86_pmu_overflow - a counter of @event wrapped: update, reload, report
+ * @event: the event on that counter
  * @regs: the registers the PMI interrupted
  *
  * Called by the vendor's handle_irq in the NMI. A counting event only
@@ -429,13 +432,45 @@ bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs)
 		return true;
 
 	perf_sample_data_init(&data, 0, event->hw.last_period);
-	if (has_branch_stack(event) && this_cpu_read(x86_lbr_valid)) {
-		data.br_stack = (void *)this_cpu_ptr(x86_lbr_buf);
-		data.sample_flags |= PERF_SAMPLE_BRANCH_STACK;
-	}
-	if (perf_event_overflow(event, &data, regs))
-		x86_pmu_stop(event, 0);
+	x86_pmu_report(event, &data, regs);
 	return true;
+}
+
+/**
+ * x86_pmu_report - hand a sample of @event to the core, in the PMI
+ * @event: the event whose period ran out
+ * @data: what the driver filled of it
+ * @regs: the registers it reports
+ *
+ * Adds the branch stack the PMI read; stops the event if the core says
+ * so (throttling, the REFRESH limit).
+ */
+void x86_pmu_report(struct perf_event *event, struct perf_sample_data *data,
+		    struct pt_regs *regs)
+{
+	if (has_branch_stack(event) && this_cpu_read(x86_lbr_valid)) {
+		data->br_stack = (void *)this_cpu_ptr(x86_lbr_buf);
+		data->sample_flags |= PERF_SAMPLE_BRANCH_STACK;
+	}
+	if (perf_event_overflow(event, data, regs))
+		x86_pmu_stop(event, 0);
+}
+
+/**
+ * x86_perf_event_reloaded - count a wrap that the hardware reloaded
+ * @event: an event on a counter of this CPU
+ * @period: the counter was reloaded with minus this (PEBS)
+ *
+ * Counts the events up to the wrap; the next update counts from the
+ * reload.
+ */
+void x86_perf_event_reloaded(struct perf_event *event, u64 period)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	local64_sub(local64_read(&hwc->prev_count), &event->count);
+	local64_set(&hwc->prev_count, -(s64)period);
+	local64_set(&hwc->period_left, period);
 }
 
 static int x86_pmu_no_pmi(struct pt_regs *regs)
@@ -615,8 +650,8 @@ static int x86_pmu_event_init(struct perf_event *event)
 
 	/*
 	 * config1 is the vendor's to check (extra registers); config2 is
-	 * ignored, as by the stock drivers. XMM registers are only in PEBS
-	 * records, which it has not.
+	 * ignored, as by the stock drivers. XMM registers are only in the
+	 * records of adaptive PEBS, which no driver here has.
 	 */
 	if (attr->sample_regs_intr & PERF_REG_EXTENDED_MASK)
 		return -EINVAL;
@@ -641,16 +676,14 @@ static int x86_pmu_event_init(struct perf_event *event)
 	default:
 		return -ENOENT;
 	}
+	if (attr->precise_ip > x86_ops->max_precise)
+		return -EOPNOTSUPP;
 	hwc->extra_reg_config = 0;
 	if (x86_ops->hw_config) {
 		err = x86_ops->hw_config(event, &config, config1);
 		if (err)
 			return err;
 	}
-
-	/* no PEBS */
-	if (attr->precise_ip)
-		return -EOPNOTSUPP;
 	if (has_branch_stack(event)) {
 		int err;
 
@@ -804,7 +837,12 @@ static ssize_t pmu_name_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(pmu_name);
 
-X86_PMU_STR_ATTR(x86_caps_max_precise, "max_precise", "0");
+static ssize_t max_precise_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", x86_ops->max_precise);
+}
+static DEVICE_ATTR_RO(max_precise);
 
 /* the depth of the branch stack */
 static ssize_t branches_show(struct device *dev, struct device_attribute *attr,
@@ -816,7 +854,7 @@ static DEVICE_ATTR_RO(branches);
 
 static struct attribute *x86_caps_attrs[] = {
 	&dev_attr_pmu_name.attr,
-	&x86_caps_max_precise.attr.attr,
+	&dev_attr_max_precise.attr,
 	&dev_attr_branches.attr,
 	NULL,
 };
@@ -907,6 +945,7 @@ void x86_pmu_cpu_reset(void)
 
 /**
  * x86_pmu_event_map - the raw config of a PERF_COUNT_HW_* event, or 0
+ * @hw_event: the PERF_COUNT_HW_* index
  */
 u64 x86_pmu_event_map(int hw_event)
 {

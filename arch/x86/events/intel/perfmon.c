@@ -70,6 +70,8 @@ static DEFINE_PER_CPU(u64, intel_fixed_ctrl);
 static bool intel_fw_writes __read_mostly;
 /* a model whose event list this driver has (Skylake) */
 static bool intel_skl __ro_after_init;
+/* ... and PEBS (pebs.c) */
+static bool intel_pebs __ro_after_init;
 static char intel_pmu_name[24] __ro_after_init;
 
 /*
@@ -127,6 +129,11 @@ static u64 intel_constraint(struct perf_event *event, u64 config)
 	u64 gp = GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0);
 	u64 sel = config & INTEL_ARCH_EVENT_MASK;
 	int fixed = -1;
+
+	/* PEBS: a general counter; PREC_DIST's unit mask counter 1 */
+	if (event->attr.precise_ip)
+		return (config & INTEL_EVENT_UMASK) == INTEL_PREC_DIST ?
+		       BIT_ULL(1) : gp;
 
 	if (!(config & INTEL_FIXED_EXCLUDES)) {
 		if (sel == 0x00c0)
@@ -267,10 +274,14 @@ static void intel_enable(struct perf_event *event)
 		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED,
 				     hwc->config);
 	} else {
+		u64 config = hwc->config;
+
 		if (intel_skl)
 			intel_extra_enable(event);
+		if (event->attr.precise_ip)
+			config = intel_pebs_enable(event);
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + hwc->idx,
-		       hwc->config | ARCH_PERFMON_EVENTSEL_ENABLE);
+		       config | ARCH_PERFMON_EVENTSEL_ENABLE);
 	}
 	intel_global_ctrl_set(event, true);
 }
@@ -280,10 +291,13 @@ static void intel_disable(struct perf_event *event)
 	struct hw_perf_event *hwc = &event->hw;
 
 	intel_global_ctrl_set(event, false);
-	if (hwc->idx >= INTEL_PMC_IDX_FIXED)
+	if (hwc->idx >= INTEL_PMC_IDX_FIXED) {
 		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED, 0);
-	else
+	} else {
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + hwc->idx, hwc->config);
+		if (event->attr.precise_ip)
+			intel_pebs_disable(event);
+	}
 }
 
 /*
@@ -305,6 +319,11 @@ static int intel_hw_config(struct perf_event *event, u64 *config, u64 config1)
 		if (err)
 			return err;
 		*config |= ARCH_PERFMON_EVENTSEL_ANY;
+	}
+	if (event->attr.precise_ip) {
+		err = intel_pebs_config(event, config);
+		if (err)
+			return err;
 	}
 	if (intel_skl)
 		return intel_extra_config(event, *config, config1);
@@ -342,6 +361,10 @@ static int intel_handle_irq(struct pt_regs *regs)
 		x86_pmu_lbr_read();
 	while (status && loops++ < INTEL_MAX_STATUS_LOOPS) {
 		wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, status);
+		if (status & GLOBAL_STATUS_BUFFER_OVF) {
+			handled++;
+			intel_pebs_drain(regs);
+		}
 		for_each_set_bit(bit, (unsigned long *)&status, X86_PMC_IDX_MAX) {
 			if (!(counters & BIT_ULL(bit)))
 				continue;
@@ -373,6 +396,7 @@ static void intel_cpu_reset(void)
 	this_cpu_write(intel_fixed_ctrl, 0);
 	if (x86_pmu_hw.num_counters_fixed)
 		wrmsrl(MSR_CORE_PERF_FIXED_CTR_CTRL, 0);
+	intel_pebs_cpu_reset();
 	wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, intel_counter_bits());
 }
 
@@ -404,8 +428,14 @@ X86_PMU_STR_ATTR(intel_ev_td_recovery, "topdown-recovery-bubbles",
 		 "event=0xd,umask=0x1,cmask=1");
 X86_PMU_STR_ATTR(intel_ev_td_recovery_scale, "topdown-recovery-bubbles.scale",
 		 "4");
+/* the events of perf mem: with PEBS only */
+X86_PMU_STR_ATTR(intel_ev_mem_loads, "mem-loads", "event=0xcd,umask=0x1,ldlat=3");
+X86_PMU_STR_ATTR(intel_ev_mem_stores, "mem-stores", "event=0xd0,umask=0x82");
 
-/* in intel_arch_events[] order, then ref-cycles, then the top-down ones */
+/*
+ * in intel_arch_events[] order, then ref-cycles, then the top-down ones
+ * and those of perf mem
+ */
 static struct attribute *intel_event_attrs[] = {
 	&intel_ev_cycles.attr.attr,
 	&intel_ev_insns.attr.attr,
@@ -422,6 +452,8 @@ static struct attribute *intel_event_attrs[] = {
 	&intel_ev_td_fetch.attr.attr,
 	&intel_ev_td_recovery.attr.attr,
 	&intel_ev_td_recovery_scale.attr.attr,
+	&intel_ev_mem_loads.attr.attr,
+	&intel_ev_mem_stores.attr.attr,
 	NULL,
 };
 
@@ -429,6 +461,9 @@ static struct attribute *intel_event_attrs[] = {
 static umode_t intel_event_visible(struct kobject *kobj, struct attribute *attr,
 				   int i)
 {
+	if (attr == &intel_ev_mem_loads.attr.attr ||
+	    attr == &intel_ev_mem_stores.attr.attr)
+		return intel_pebs ? attr->mode : 0;
 	if (i > ARRAY_SIZE(intel_arch_events))
 		return intel_skl ? attr->mode : 0;
 	if (i == ARRAY_SIZE(intel_arch_events))
@@ -532,6 +567,8 @@ int __init intel_pmu_init(void)
 		/* the Skylake LBRs: 32 deep, LIP + LBR_INFO */
 		if ((caps & INTEL_LBR_FORMAT) == INTEL_LBR_FORMAT_INFO)
 			intel_ops.lbr = &intel_lbr_skylake;
+		intel_ops.max_precise = intel_pebs_init(caps);
+		intel_pebs = intel_ops.max_precise > 0;
 	} else
 		snprintf(intel_pmu_name, sizeof(intel_pmu_name),
 			 "generic_arch_v%d", x86_pmu_hw.version);

@@ -31,6 +31,8 @@ events/cache-misses: event=0x2e,umask=0x41
 events/cache-references: event=0x2e,umask=0x4f
 events/cpu-cycles: event=0x3c
 events/instructions: event=0xc0
+events/mem-loads: event=0xcd,umask=0x1,ldlat=3
+events/mem-stores: event=0xd0,umask=0x82
 events/ref-cycles: event=0x00,umask=0x03
 events/topdown-fetch-bubbles: event=0x9c,umask=0x1
 events/topdown-recovery-bubbles: event=0xd,umask=0x1,cmask=1
@@ -40,7 +42,7 @@ events/topdown-slots-retired: event=0xc2,umask=0x2
 events/topdown-total-slots: event=0x3c,umask=0x0
 events/topdown-total-slots.scale: 4
 caps/branches: 32
-caps/max_precise: 0
+caps/max_precise: 3
 caps/pmu_name: skylake
 END
 )

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Precise sampling with PEBS on Skylake (Intel SDM vol. 3, "Processor
+ * Event Based Sampling", record format 3): precise_ip 1 to 3.
+ *
+ * A counter enabled in IA32_PEBS_ENABLE does not interrupt when it
+ * wraps: the CPU writes a record of the instruction that made the
+ * event happen into the PEBS buffer (ds.c) and reloads the counter from
+ * the DS area's reset value, here minus the sampling period, so the
+ * counter keeps going on its own. The buffer's interrupt threshold is
+ * one record: each record is followed by a PMI (GLOBAL_STATUS bit 62),
+ * in which intel_pebs_drain() turns it into a sample.
+ *
+ * A record holds the registers after the instruction: RFLAGS, the IP of
+ * the next instruction, the general registers; format 2 and later add
+ * the eventing IP, the instruction itself. precise_ip 1 reports the
+ * next instruction's address, 2 and 3 the eventing IP, marked exact.
+ * The memory events add the data linear address (PERF_SAMPLE_ADDR), the
+ * data source (PERF_SAMPLE_DATA_SRC) and, for the load latency event,
+ * the latency (PERF_SAMPLE_WEIGHT).
+ *
+ * As the stock 6.12 driver does on Skylake: a precise event must sample
+ * (a counting one is EINVAL), count occurrences (no edge, inv, cmask or
+ * AnyThread: EINVAL) and takes a general counter, any event select;
+ * INST_RETIRED.PREC_DIST only counter 1. Precise cycles count
+ * INST_RETIRED with inv and cmask 16 (every cycle in which fewer than
+ * 16 instructions retire: every cycle), at precise_ip 3 its PREC_DIST
+ * unit mask. The memory events' records carry the data address; the
+ * data source is decoded for the load latency and store events (with
+ * the latency as the weight of the first), a load of the other events
+ * reports none.
+ *
+ * hw.config_base of a precise event holds its enum pebs_kind.
+ */
+
+#include <linux/bitops.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+
+#include <asm/intel_ds.h>
+#include <asm/msr.h>
+#include <asm/perf_event.h>
+#include <asm/ptrace.h>
+#include <asm/segment.h>
+
+#include "../perf_event.h"
+
+/* PEBS record format 3 (Skylake) */
+struct pebs_record_fmt3 {
+	u64	flags, ip;
+	u64	ax, bx, cx, dx, si, di, bp, sp;
+	u64	r8, r9, r10, r11, r12, r13, r14, r15;
+	u64	status;		/* the PEBS counters the record is for */
+	u64	dla;		/* data linear address */
+	u64	dse;		/* data source */
+	u64	lat;		/* load latency, core cycles */
+	u64	real_ip;	/* the eventing instruction */
+	u64	tsx_tuning;
+	u64	tsc;
+};
+
+/* what an event's records say beyond the IP and registers */
+enum pebs_kind {
+	PEBS_PLAIN = 1,
+	PEBS_LOAD,		/* a load's data address and source */
+	PEBS_STORE,		/* a store's */
+	PEBS_LDLAT,		/* a load's, with its latency */
+};
+
+/* a PEBS event counts occurrences: none of these may be set */
+#define PEBS_SEL_FLAGS		(ARCH_PERFMON_EVENTSEL_EDGE | \
+				 ARCH_PERFMON_EVENTSEL_ANY | \
+				 ARCH_PERFMON_EVENTSEL_INV | \
+				 ARCH_PERFMON_EVENTSEL_CMASK)
+#define PEBS_SEL_UMASK		(ARCH_PERFMON_EVENTSEL_EVENT | \
+				 ARCH_PERFMON_EVENTSEL_UMASK)
+/* precise cycles: INST_RETIRED (.PREC_DIST at precise_ip 3), inv, cmask 16 */
+#define PEBS_CYCLES		(ARCH_PERFMON_EVENTSEL_INV | (16ULL << 24) | 0x00c0)
+#define PEBS_PREC_DIST_UMASK	0x0100
+
+/**
+ * struct pebs_event - an event whose records say more than the IP
+ * @sel: its event select, with the unit mask where @mask has it
+ * @mask: ARCH_PERFMON_EVENTSEL_EVENT (any unit mask) or PEBS_SEL_UMASK
+ * @kind: what its records report
+ */
+struct pebs_event {
+	u64	sel;
+	u64	mask;
+	u8	kind;
+};
+
+#define PEBS_EVENT(e, k)	{ e, ARCH_PERFMON_EVENTSEL_EVENT, k }
+#define PEBS_UEVENT(e, k)	{ e, PEBS_SEL_UMASK, k }
+
+/* Skylake's memory events (SDM vol. 3, "PEBS events" of Skylake) */
+static const struct pebs_event pebs_skl_events[] = {
+	PEBS_UEVENT(0x01cd, PEBS_LDLAT),	/* LOAD_LATENCY */
+	PEBS_UEVENT(0x11d0, PEBS_LOAD),		/* STLB_MISS_LOADS */
+	PEBS_UEVENT(0x12d0, PEBS_STORE),	/* STLB_MISS_STORES */
+	PEBS_UEVENT(0x21d0, PEBS_LOAD),		/* LOCK_LOADS */
+	PEBS_UEVENT(0x41d0, PEBS_LOAD),		/* SPLIT_LOADS */
+	PEBS_UEVENT(0x42d0, PEBS_STORE),	/* SPLIT_STORES */
+	PEBS_UEVENT(0x81d0, PEBS_LOAD),		/* ALL_LOADS */
+	PEBS_UEVENT(0x82d0, PEBS_STORE),	/* ALL_STORES */
+	PEBS_EVENT(0x00d1, PEBS_LOAD),		/* MEM_LOAD_RETIRED */
+	PEBS_EVENT(0x00d2, PEBS_LOAD),		/* ..._L3_HIT_RETIRED */
+	PEBS_EVENT(0x00d3, PEBS_LOAD),		/* ..._L3_MISS_RETIRED */
+	PEBS_EVENT(0x00d4, PEBS_LOAD),		/* ..._MISC_RETIRED */
+};
+
+/* this CPU's IA32_PEBS_ENABLE, and the reset period of each counter */
+static DEFINE_PER_CPU(u64, pebs_enabled);
+static DEFINE_PER_CPU(u64, pebs_period[INTEL_PMC_IDX_FIXED]);
+static bool pebs_on __ro_after_init;
+
+static int pebs_kind(u64 config)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(pebs_skl_events); i++) {
+		const struct pebs_event *e = &pebs_skl_events[i];
+
+		if ((config & e->mask) == e->sel)
+			return e->kind;
+	}
+	return PEBS_PLAIN;
+}
+
+static void pebs_destroy(struct perf_event *event)
+{
+	intel_ds_put();
+}
+
+/**
+ * intel_pebs_config - check a precise event and set it up for PEBS
+ * @event: the event being initialised, with attr.precise_ip set
+ * @config: its event select; precise cycles change it
+ *
+ * Return: 0; -EOPNOTSUPP without PEBS, -EINVAL for a counting event or
+ * one that does not count occurrences, -ENOMEM when the buffers cannot
+ * be allocated.
+ */
+int intel_pebs_config(struct perf_event *event, u64 *config)
+{
+	int err;
+
+	if (!pebs_on)
+		return -EOPNOTSUPP;
+	if (!is_sampling_event(event) || (*config & PEBS_SEL_FLAGS))
+		return -EINVAL;
+	if ((*config & PEBS_SEL_UMASK) == 0x003c) {
+		*config = (*config & ~PEBS_SEL_UMASK) | PEBS_CYCLES;
+		if (event->attr.precise_ip == 3)
+			*config |= PEBS_PREC_DIST_UMASK;
+	}
+	err = intel_ds_get(sizeof(struct pebs_record_fmt3));
+	if (err)
+		return err;
+	event->destroy = pebs_destroy;
+	event->hw.config_base = pebs_kind(*config);
+	return 0;
+}
+
+/* counter @idx reloads to minus the period of @event after each record */
+static void pebs_set_period(struct perf_event *event, int idx)
+{
+	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
+	u64 period = clamp_t(u64, event->hw.sample_period, 2,
+			     GENMASK_ULL(x86_pmu_hw.cntval_bits - 2, 0));
+
+	this_cpu_write(pebs_period[idx], period);
+	ds->pebs_event_reset[idx] = -period &
+				    GENMASK_ULL(x86_pmu_hw.cntval_bits - 1, 0);
+}
+
+/**
+ * intel_pebs_enable - make the counter of @event write PEBS records
+ * @event: a precise event, on a general counter of this CPU
+ *
+ * Before its event select enables it. Returns the event select to write:
+ * without the counter's own interrupt, which PEBS replaces.
+ */
+u64 intel_pebs_enable(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 *enabled = this_cpu_ptr(&pebs_enabled);
+	int idx = hwc->idx;
+
+	pebs_set_period(event, idx);
+	*enabled |= BIT_ULL(idx);
+	if (hwc->config_base == PEBS_LDLAT)
+		*enabled |= BIT_ULL(idx + 32);
+	wrmsrl(MSR_IA32_PEBS_ENABLE, *enabled);
+	return hwc->config & ~ARCH_PERFMON_EVENTSEL_INT;
+}
+
+/**
+ * intel_pebs_disable - stop the counter of @event writing records
+ * @event: a precise event, its counter already disabled
+ */
+void intel_pebs_disable(struct perf_event *event)
+{
+	u64 *enabled = this_cpu_ptr(&pebs_enabled);
+	int idx = event->hw.idx;
+
+	*enabled &= ~(BIT_ULL(idx) | BIT_ULL(idx + 32));
+	wrmsrl(MSR_IA32_PEBS_ENABLE, *enabled);
+}
+
+#define PEBS_SRC(lvl, snoop, num)					\
+	(PERF_MEM_S(OP, LOAD) | ((u64)(lvl) << PERF_MEM_LVL_SHIFT) |	\
+	 PERF_MEM_S(SNOOP, snoop) | PERF_MEM_S(LVLNUM, num) |		\
+	 PERF_MEM_S(BLK, NA))
+#define PEBS_HIT(lvl)	(PERF_MEM_LVL_##lvl | PERF_MEM_LVL_HIT)
+
+/*
+ * The load latency event's data source encodings (SDM vol. 3, "Data
+ * Source Encoding for Load Latency Record"): where the load found its
+ * data and what snooping it took
+ */
+static const u64 pebs_load_sources[16] = {
+	[0x0] = PEBS_SRC(PERF_MEM_LVL_MISS, NA, L3),	/* unknown L3 miss */
+	[0x1] = PEBS_SRC(PEBS_HIT(L1), NONE, L1),
+	[0x2] = PEBS_SRC(PEBS_HIT(LFB), NONE, LFB),
+	[0x3] = PEBS_SRC(PEBS_HIT(L2), NONE, L2),
+	[0x4] = PEBS_SRC(PEBS_HIT(L3), NONE, L3),
+	[0x5] = PEBS_SRC(PEBS_HIT(L3), MISS, L3),	/* another core: clean */
+	[0x6] = PEBS_SRC(PEBS_HIT(L3), HIT, L3),
+	[0x7] = PEBS_SRC(PEBS_HIT(L3), HITM, L3),
+	[0x8] = PEBS_SRC(PEBS_HIT(REM_CCE1), HIT, ANY_CACHE),
+	[0x9] = PEBS_SRC(PERF_MEM_LVL_NA, NA, NA),	/* reserved */
+	[0xa] = PEBS_SRC(PEBS_HIT(LOC_RAM), HIT, RAM),
+	[0xb] = PEBS_SRC(PEBS_HIT(REM_RAM1), HIT, RAM),
+	[0xc] = PEBS_SRC(PEBS_HIT(LOC_RAM), NONE, RAM),
+	[0xd] = PEBS_SRC(PEBS_HIT(REM_RAM1), NONE, RAM),
+	[0xe] = PEBS_SRC(PEBS_HIT(IO), NONE, IO),
+	[0xf] = PEBS_SRC(PEBS_HIT(UNC), NONE, UNC),
+};
+
+/* the data source encoding's bit 4: the page missed the second DTLB */
+#define PEBS_DSE_STLB_MISS	BIT_ULL(4)
+#define PEBS_DSE_LOCKED		BIT_ULL(5)
+/* a store's bit 0: it hit the L1D */
+#define PEBS_DSE_ST_L1_HIT	BIT_ULL(0)
+#define PEBS_SRC_NA		(PERF_MEM_S(SNOOP, NA) | PERF_MEM_S(LOCK, NA) | \
+				 PERF_MEM_S(TLB, NA) | PERF_MEM_S(LVLNUM, NA))
+
+/* PERF_SAMPLE_DATA_SRC of a record of an event of @kind */
+static u64 pebs_data_source(int kind, u64 dse)
+{
+	u64 src;
+
+	switch (kind) {
+	case PEBS_LDLAT:
+		src = pebs_load_sources[dse & 0xf];
+		if (dse & PEBS_DSE_STLB_MISS)
+			src |= PERF_MEM_S(TLB, L2) | PERF_MEM_S(TLB, MISS);
+		else
+			src |= PERF_MEM_S(TLB, L1) | PERF_MEM_S(TLB, L2) |
+			       PERF_MEM_S(TLB, HIT);
+		if (dse & PEBS_DSE_LOCKED)
+			src |= PERF_MEM_S(LOCK, LOCKED);
+		return src;
+	case PEBS_STORE:
+		return PERF_MEM_S(OP, STORE) | PERF_MEM_S(LVL, L1) |
+		       (dse & PEBS_DSE_ST_L1_HIT ? PERF_MEM_S(LVL, HIT) :
+						   PERF_MEM_S(LVL, MISS)) |
+		       PEBS_SRC_NA;
+	}
+	/* the other loads: no source */
+	return PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVL, NA) | PEBS_SRC_NA;
+}
+
+/* the registers of the record, in the context the PMI interrupted */
+static void pebs_regs(struct pt_regs *regs, const struct pt_regs *iregs,
+		      const struct pebs_record_fmt3 *r, int precise)
+{
+	*regs = *iregs;
+	regs->flags = r->flags & ~PERF_EFLAGS_EXACT;
+	regs->ip = r->ip;
+	if (precise > 1) {
+		regs->ip = r->real_ip;
+		regs->flags |= PERF_EFLAGS_EXACT;
+	}
+	regs->ax = r->ax;
+	regs->bx = r->bx;
+	regs->cx = r->cx;
+	regs->dx = r->dx;
+	regs->si = r->si;
+	regs->di = r->di;
+	regs->bp = r->bp;
+	regs->sp = r->sp;
+	regs->r8 = r->r8;
+	regs->r9 = r->r9;
+	regs->r10 = r->r10;
+	regs->r11 = r->r11;
+	regs->r12 = r->r12;
+	regs->r13 = r->r13;
+	regs->r14 = r->r14;
+	regs->r15 = r->r15;
+	/* the privilege level of the instruction, for the sample's misc */
+	if (regs->ip >= TASK_SIZE_MAX) {
+		regs->cs = __KERNEL_CS;
+		regs->ss = __KERNEL_DS;
+	} else {
+		regs->cs = __USER_CS;
+		regs->ss = __USER_DS;
+	}
+}
+
+/* one record of @event (on counter @idx): its sample */
+static void pebs_sample(struct perf_event *event, int idx,
+			const struct pebs_record_fmt3 *r,
+			struct pt_regs *iregs)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 period = this_cpu_read(pebs_period[idx]);
+	u64 type = event->attr.sample_type;
+	int kind = hwc->config_base;
+	struct perf_sample_data data;
+	struct pt_regs regs;
+
+	/* the counter ran from its last value to the wrap, then reloaded */
+	x86_perf_event_reloaded(event, period);
+
+	perf_sample_data_init(&data, 0, period);
+	pebs_regs(&regs, iregs, r, event->attr.precise_ip);
+	if (kind != PEBS_PLAIN) {
+		data.addr = r->dla;
+		data.sample_flags |= PERF_SAMPLE_ADDR;
+		if (type & PERF_SAMPLE_DATA_SRC) {
+			data.data_src.val = pebs_data_source(kind, r->dse);
+			data.sample_flags |= PERF_SAMPLE_DATA_SRC;
+		}
+	}
+	if ((type & PERF_SAMPLE_WEIGHT_TYPE) && kind == PEBS_LDLAT) {
+		data.weight.full = 0;
+		if (type & PERF_SAMPLE_WEIGHT_STRUCT)
+			data.weight.var1_dw = (u32)r->lat;
+		else
+			data.weight.full = r->lat;
+		data.sample_flags |= PERF_SAMPLE_WEIGHT_TYPE;
+	}
+	x86_pmu_report(event, &data, &regs);
+	/* the core moved a frequency event's period: the next reload's */
+	if (hwc->sample_period != period)
+		pebs_set_period(event, idx);
+}
+
+/**
+ * intel_pebs_drain - the PMI of a full PEBS buffer: a sample per record
+ * @iregs: the registers the PMI interrupted
+ *
+ * In the PMI, the counters off. A record for a counter whose event was
+ * stopped since (throttled by an earlier record) is dropped.
+ */
+void intel_pebs_drain(struct pt_regs *iregs)
+{
+	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
+	struct pebs_record_fmt3 *r, *end;
+	u64 counters = GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0);
+	int bit;
+
+	if (!ds->pebs_buffer_base)
+		return;
+	r = (void *)(unsigned long)ds->pebs_buffer_base;
+	end = (void *)(unsigned long)ds->pebs_index;
+	ds->pebs_index = ds->pebs_buffer_base;
+	for (; r < end; r++) {
+		u64 status = r->status & this_cpu_read(pebs_enabled) & counters;
+
+		for_each_set_bit(bit, (unsigned long *)&status, X86_PMC_IDX_MAX) {
+			if (cpuc->active & BIT_ULL(bit))
+				pebs_sample(cpuc->events[bit], bit, r, iregs);
+		}
+	}
+}
+
+/**
+ * intel_pebs_cpu_reset - no counter of this CPU writes records
+ */
+void intel_pebs_cpu_reset(void)
+{
+	if (!pebs_on)
+		return;
+	this_cpu_write(pebs_enabled, 0);
+	wrmsrl(MSR_IA32_PEBS_ENABLE, 0);
+	wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, GLOBAL_STATUS_BUFFER_OVF);
+	intel_ds_cpu_init();
+}
+
+/**
+ * intel_pebs_init - use PEBS if the CPU has the record format known here
+ * @caps: IA32_PERF_CAPABILITIES
+ *
+ * Return: the highest precise_ip events may ask for: 3 with PEBS (the
+ * eventing IP, and a counter with precise distribution), else 0.
+ */
+int __init intel_pebs_init(u64 caps)
+{
+	if (!boot_cpu_has(X86_FEATURE_PEBS) || !boot_cpu_has(X86_FEATURE_DTES64))
+		return 0;
+	if (((caps & PERF_CAP_PEBS_FORMAT) >> 8) != 3)
+		return 0;
+	pebs_on = true;
+	intel_ds_init();
+	return 3;
+}
