@@ -256,6 +256,8 @@ int intel_pebs_config(struct perf_event *event, u64 *config);
 u64 intel_pebs_enable(struct perf_event *event);
 void intel_pebs_disable(struct perf_event *event);
 void intel_pebs_drain(struct pt_regs *iregs);
+bool intel_pebs_pending(void);
+u64 intel_pebs_enabled(void);
 void intel_pebs_cpu_reset(void);
 
 extern const struct x86_lbr_ops intel_lbr_skylake;

@@ -471,6 +471,10 @@ void x86_perf_event_reloaded(struct perf_event *event, u64 period)
 	local64_sub(local64_read(&hwc->prev_count), &event->count);
 	local64_set(&hwc->prev_count, -(s64)period);
 	local64_set(&hwc->period_left, period);
+	/* what the core's frequency adjustment counts the sample as */
+	hwc->last_period = period;
+	/* the offset a self-monitoring reader adds to rdpmc moved */
+	perf_event_update_userpage(event);
 }
 
 static int x86_pmu_no_pmi(struct pt_regs *regs)

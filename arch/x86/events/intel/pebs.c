@@ -111,6 +111,8 @@ static const struct pebs_event pebs_skl_events[] = {
 
 /* this CPU's IA32_PEBS_ENABLE, and the reset period of each counter */
 static DEFINE_PER_CPU(u64, pebs_enabled);
+/* intel_pebs_drain() outside the PMI: a PMI coming meanwhile leaves it be */
+static DEFINE_PER_CPU(bool, pebs_draining);
 static DEFINE_PER_CPU(u64, pebs_period[INTEL_PMC_IDX_FIXED]);
 static bool pebs_on __ro_after_init;
 
@@ -272,11 +274,18 @@ static u64 pebs_data_source(int kind, u64 dse)
 	return PERF_MEM_S(OP, LOAD) | PERF_MEM_S(LVL, NA) | PEBS_SRC_NA;
 }
 
-/* the registers of the record, in the context the PMI interrupted */
-static void pebs_regs(struct pt_regs *regs, const struct pt_regs *iregs,
+/*
+ * The registers of the record, in the context the PMI interrupted (if
+ * any, else none): its segments stand if its privilege is the
+ * record's (a compat task's user CS), else the record's IP sets them.
+ */
+static void pebs_regs(struct pt_regs *regs, struct pt_regs *iregs,
 		      const struct pebs_record_fmt3 *r, int precise)
 {
-	*regs = *iregs;
+	if (iregs)
+		*regs = *iregs;
+	else
+		memset(regs, 0, sizeof(*regs));
 	regs->flags = r->flags & ~PERF_EFLAGS_EXACT;
 	regs->ip = r->ip;
 	if (precise > 1) {
@@ -300,6 +309,8 @@ static void pebs_regs(struct pt_regs *regs, const struct pt_regs *iregs,
 	regs->r14 = r->r14;
 	regs->r15 = r->r15;
 	/* the privilege level of the instruction, for the sample's misc */
+	if (iregs && user_mode(iregs) == (regs->ip < TASK_SIZE_MAX))
+		return;
 	if (regs->ip >= TASK_SIZE_MAX) {
 		regs->cs = __KERNEL_CS;
 		regs->ss = __KERNEL_DS;
@@ -324,8 +335,14 @@ static void pebs_sample(struct perf_event *event, int idx,
 	/* the counter ran from its last value to the wrap, then reloaded */
 	x86_perf_event_reloaded(event, period);
 
-	perf_sample_data_init(&data, 0, period);
 	pebs_regs(&regs, iregs, r, event->attr.precise_ip);
+	/*
+	 * The instruction after a user one that wrapped the counter is the
+	 * kernel's after a system call: not for an event that excludes it
+	 */
+	if (event->attr.exclude_kernel && !user_mode(&regs))
+		return;
+	perf_sample_data_init(&data, 0, period);
 	if (kind != PEBS_PLAIN) {
 		data.addr = r->dla;
 		data.sample_flags |= PERF_SAMPLE_ADDR;
@@ -349,11 +366,24 @@ static void pebs_sample(struct perf_event *event, int idx,
 }
 
 /**
- * intel_pebs_drain - the PMI of a full PEBS buffer: a sample per record
- * @iregs: the registers the PMI interrupted
+ * intel_pebs_pending - records wait in this CPU's PEBS buffer
+ */
+bool intel_pebs_pending(void)
+{
+	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
+
+	return ds->pebs_index != ds->pebs_buffer_base;
+}
+
+/**
+ * intel_pebs_drain - a sample per record in this CPU's PEBS buffer
+ * @iregs: the registers the PMI interrupted; NULL outside the PMI
  *
- * In the PMI, the counters off. A record for a counter whose event was
- * stopped since (throttled by an earlier record) is dropped.
+ * The counters are off. In the PMI of a full buffer; and, so that no
+ * record is left to whichever event takes a counter next, before a PEBS
+ * event leaves its counter, with IRQs off: a PMI that comes meanwhile
+ * leaves the buffer to this drain. A record for a counter whose event
+ * was stopped since (throttled by an earlier record) is dropped.
  */
 void intel_pebs_drain(struct pt_regs *iregs)
 {
@@ -363,8 +393,10 @@ void intel_pebs_drain(struct pt_regs *iregs)
 	u64 counters = GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0);
 	int bit;
 
-	if (!ds->pebs_buffer_base)
+	if (!ds->pebs_buffer_base || this_cpu_read(pebs_draining))
 		return;
+	if (!iregs)
+		this_cpu_write(pebs_draining, true);
 	r = (void *)(unsigned long)ds->pebs_buffer_base;
 	end = (void *)(unsigned long)ds->pebs_index;
 	ds->pebs_index = ds->pebs_buffer_base;
@@ -376,6 +408,16 @@ void intel_pebs_drain(struct pt_regs *iregs)
 				pebs_sample(cpuc->events[bit], bit, r, iregs);
 		}
 	}
+	if (!iregs)
+		this_cpu_write(pebs_draining, false);
+}
+
+/**
+ * intel_pebs_enabled - this CPU's IA32_PEBS_ENABLE, for KVM's switch
+ */
+u64 intel_pebs_enabled(void)
+{
+	return pebs_on ? this_cpu_read(pebs_enabled) : 0;
 }
 
 /**
@@ -388,6 +430,9 @@ void intel_pebs_cpu_reset(void)
 	this_cpu_write(pebs_enabled, 0);
 	wrmsrl(MSR_IA32_PEBS_ENABLE, 0);
 	wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, GLOBAL_STATUS_BUFFER_OVF);
+	/* nothing written before the CPU went down is anyone's now */
+	this_cpu_ptr(&cpu_debug_store)->pebs_index =
+		this_cpu_ptr(&cpu_debug_store)->pebs_buffer_base;
 	intel_ds_cpu_init();
 }
 

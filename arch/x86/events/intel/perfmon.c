@@ -65,7 +65,7 @@ static DEFINE_PER_CPU(u64, intel_host_only);
 static DEFINE_PER_CPU(bool, intel_in_pmi);
 /* held by the core (intel_hold()): GLOBAL_CTRL stays 0 until released */
 static DEFINE_PER_CPU(bool, intel_held);
-static DEFINE_PER_CPU(struct perf_guest_switch_msr, intel_guest_msrs);
+static DEFINE_PER_CPU(struct perf_guest_switch_msr, intel_guest_msrs[2]);
 static DEFINE_PER_CPU(u64, intel_fixed_ctrl);
 static bool intel_fw_writes __read_mostly;
 /* a model whose event list this driver has (Skylake) */
@@ -222,23 +222,33 @@ static void intel_hold(bool on)
  * Called by KVM (VMX) with IRQs off before each VM entry. In the guest,
  * GLOBAL_CTRL enables the host's counters that count guests too and the
  * counters of exclude_host events (KVM's own for the guest's PMU); on
- * the host, everything but those.
+ * the host, everything but those. PEBS is off in the guest, and so are
+ * the host's PEBS counters: the CPU would write their records through
+ * the guest's page tables.
  *
  * Return: the MSRs with their host and guest values, for the VMX
  * MSR-load lists; NULL when the driver is not in use.
  */
 struct perf_guest_switch_msr *perf_guest_get_msrs(int *nr, void *data)
 {
-	struct perf_guest_switch_msr *m = this_cpu_ptr(&intel_guest_msrs);
+	struct perf_guest_switch_msr *m = *this_cpu_ptr(&intel_guest_msrs);
 	u64 ctrl = this_cpu_read(intel_global_ctrl);
+	u64 pebs = intel_pebs_enabled();
 
 	*nr = 0;
 	if (!x86_pmu_hw.registered)
 		return NULL;
-	m->msr = MSR_CORE_PERF_GLOBAL_CTRL;
-	m->host = ctrl & ~this_cpu_read(intel_guest_only);
-	m->guest = ctrl & ~this_cpu_read(intel_host_only);
+	m[0].msr = MSR_CORE_PERF_GLOBAL_CTRL;
+	m[0].host = ctrl & ~this_cpu_read(intel_guest_only);
+	m[0].guest = ctrl & ~this_cpu_read(intel_host_only) &
+		     ~(pebs & GENMASK_ULL(31, 0));
 	*nr = 1;
+	if (intel_pebs) {
+		m[1].msr = MSR_IA32_PEBS_ENABLE;
+		m[1].host = pebs;
+		m[1].guest = 0;
+		*nr = 2;
+	}
 	return m;
 }
 EXPORT_SYMBOL_GPL(perf_guest_get_msrs);
@@ -286,6 +296,26 @@ static void intel_enable(struct perf_event *event)
 	intel_global_ctrl_set(event, true);
 }
 
+/*
+ * Records still in the PEBS buffer (a PMI lost while LVTPC was masked, or
+ * not come yet) go out as samples before a PEBS event leaves its counter:
+ * not to whichever event gets the counter next. All counters are held
+ * off meanwhile, so that none writes a record under the drain. The PMI's
+ * own drain takes care of those of the events it stops (throttling).
+ */
+static void intel_pebs_flush(void)
+{
+	bool held = this_cpu_read(intel_held);
+
+	if (this_cpu_read(intel_in_pmi) || !intel_pebs_pending())
+		return;
+	if (!held)
+		intel_hold(true);
+	intel_pebs_drain(NULL);
+	if (!held)
+		intel_hold(false);
+}
+
 static void intel_disable(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
@@ -295,8 +325,10 @@ static void intel_disable(struct perf_event *event)
 		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED, 0);
 	} else {
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + hwc->idx, hwc->config);
-		if (event->attr.precise_ip)
+		if (event->attr.precise_ip) {
 			intel_pebs_disable(event);
+			intel_pebs_flush();
+		}
 	}
 }
 
