@@ -9,10 +9,17 @@
 # "L3 miss") are above. -t store samples mem-stores: the sweep's stores
 # all miss the L1D (1 MiB, a line each). perf mem report must put the
 # samples on the loop's access (pebs_ld_insn / pebs_st_insn) with those
-# sources, as on the stock kernel.
+# sources, as on the stock kernel. The sample rate limit is lifted
+# meanwhile (a debug kernel's earlier PMIs lower it).
 dir=$(dirname "$0")
 fail=0
 grep -q GenuineIntel /proc/cpuinfo || { echo "ok # SKIP PEBS is Intel's"; exit 0; }
+rate=/proc/sys/kernel/perf_event_max_sample_rate
+pct=/proc/sys/kernel/perf_cpu_time_max_percent
+old_rate=$(cat $rate) old_pct=$(cat $pct)
+# the rate cannot be written while the time limit is off
+echo 100000 > $rate
+echo 0 > $pct
 
 # has REPORT a line of symbol SYM with memory access ACCESS?
 has() {
@@ -35,4 +42,6 @@ done
 has /tmp/mem.load.rep "L3 (or L3 )?hit" pebs_ld_insn "perf mem -t load"
 has /tmp/mem.load.rep "L3 miss" pebs_ld_insn "perf mem -t load"
 has /tmp/mem.store.rep "L1 (or N/A )?miss" pebs_st_insn "perf mem -t store"
+echo "$old_pct" > $pct
+echo "$old_rate" > $rate
 exit $fail

@@ -85,8 +85,8 @@ static void intel(void)
 	check(d == 0x603, "CPUID 0xA.EDX: 3 fixed counters, 48 bits");
 	__cpuid(1, a, b, c, d);
 	check(c & (1 << 15), "CPUID 1.ECX.PDCM");
-	check(rd(0x345, &v) == 0 && v == 0x2005,
-	      "PERF_CAPABILITIES = 0x2005 (full-width writes, LBR format 5)");
+	check(rd(0x345, &v) == 0 && v == 0x23c5,
+	      "PERF_CAPABILITIES = 0x23c5 (full-width writes, PEBS format 3 trap-like with GPRs, LBR format 5)");
 
 	for (i = 0; i < 4; i++) {
 		exists(0xc1 + i);

@@ -27,7 +27,8 @@
  * and cmask 16, at precise_ip 3 with the PREC_DIST unit mask on counter
  * 1, as stock programs them; open errors are stock's. "pmu-pebs dump"
  * prints the samples; "pmu-pebs sweep" is pmu-mem.sh's workload. Root:
- * the event selects are read back through /dev/cpu/0/msr.
+ * the event selects are read back through /dev/cpu/0/msr, and the
+ * sample rate limit is lifted (a debug kernel's earlier PMIs lower it).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +46,7 @@
 
 #include "pmu-check.h"
 #include "pmu-ring.h"
+#include "pmu-unthrottle.h"
 
 #define LINE		64
 #define N_LINES		64		/* 4 KiB: fits the L1D */
@@ -424,6 +426,7 @@ int main(int argc, char **argv)
 		printf("ok # SKIP PEBS is Intel's\n");
 		return 0;
 	}
+	unthrottle();
 	/* on CPU 0, where the msr reads look */
 	CPU_ZERO(&cpus);
 	CPU_SET(0, &cpus);
