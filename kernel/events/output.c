@@ -576,9 +576,13 @@ void perf_prepare_sample(struct perf_sample_data *data,
 {
 	u64 type = event->attr.sample_type;
 	u64 filled = data->sample_flags;
+	u64 time = data->time;
 	u64 dyn = 0;
 
 	perf_sample_fill_id(data, event, type);
+	/* a driver that drains its records late knows when each was taken */
+	if (filled & PERF_SAMPLE_TIME)
+		data->time = time;
 
 	if (type & (PERF_SAMPLE_IP | PERF_SAMPLE_CODE_PAGE_SIZE))
 		data->ip = perf_instruction_pointer(regs);

@@ -113,6 +113,8 @@ struct x86_extra_regs {
  * @enable: start counting on hwc->idx (IRQs off, this CPU)
  * @disable: stop counting on hwc->idx
  * @handle_irq: the PMI: returns the number of counters it handled
+ * @pebs_flush: turn the PEBS records waiting in this CPU's buffer into
+ *	samples (IRQs off), before a precise event's count is read
  * @hold: stop (@on) or restart every counter of this CPU at once, for
  *	the core's perf_pmu_disable()/perf_pmu_enable(); what @enable and
  *	@disable do meanwhile takes effect at the restart; NULL (or a
@@ -143,6 +145,7 @@ struct x86_pmu_ops {
 	void		(*enable)(struct perf_event *event);
 	void		(*disable)(struct perf_event *event);
 	int		(*handle_irq)(struct pt_regs *regs);
+	void		(*pebs_flush)(void);
 	void		(*hold)(bool on);
 	void		(*cpu_reset)(void);
 	const struct attribute_group **attr_groups;

@@ -347,8 +347,12 @@ static void x86_pmu_del(struct perf_event *event, int flags)
 
 static void x86_pmu_read(struct perf_event *event)
 {
-	if (!(event->hw.state & PERF_HES_STOPPED))
-		x86_perf_event_update(event);
+	if (event->hw.state & PERF_HES_STOPPED)
+		return;
+	/* records not drained yet hold reloads the counter does not show */
+	if (event->attr.precise_ip && x86_ops->pebs_flush)
+		x86_ops->pebs_flush();
+	x86_perf_event_update(event);
 }
 
 static bool x86_kernel_addr(u64 addr)
@@ -752,7 +756,8 @@ static void x86_pmu_sched_task(struct perf_event_context *ctx, bool sched_in)
 	struct x86_lbr_task *t = perf_ctx_task_data(ctx);
 	bool own = cpuc->lbr_cs_ctx == ctx;
 
-	if (!t)
+	/* large PEBS events want no switch of theirs: nothing kept */
+	if (!t || !x86_ops->lbr || !x86_ops->lbr->state_u64)
 		return;
 	if (!sched_in) {
 		t->valid = own;

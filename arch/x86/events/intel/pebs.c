@@ -7,9 +7,21 @@
  * wraps: the CPU writes a record of the instruction that made the
  * event happen into the PEBS buffer (ds.c) and reloads the counter from
  * the DS area's reset value, here minus the sampling period, so the
- * counter keeps going on its own. The buffer's interrupt threshold is
- * one record: each record is followed by a PMI (GLOBAL_STATUS bit 62),
- * in which intel_pebs_drain() turns it into a sample.
+ * counter keeps going on its own. A record becomes a sample in
+ * intel_pebs_drain(): in the PMI the buffer's interrupt threshold raises
+ * (GLOBAL_STATUS bit 62), and before a PEBS event leaves its counter or
+ * its count is read (perfmon.c's flush).
+ *
+ * The threshold is one record (a PMI each) unless every PEBS event of the
+ * CPU is "large": one whose samples the record alone makes, any time
+ * later on the same CPU in the same task (no frequency, no callchain,
+ * branch stack, user registers or read values; a task's event, or one
+ * of the CPU that does not ask for the task's ID). Then the PMI comes
+ * when the buffer is nearly full, and the records of a task's events go
+ * out when the task switches out: such an event keeps its context from
+ * being swapped with another task's (PERF_ATTACH_SCHED_CB). A large
+ * event's sample time is the record's TSC, where sched_clock is the TSC's
+ * and stable; else when it is drained.
  *
  * A record holds the registers after the instruction: RFLAGS, the IP of
  * the next instruction, the general registers; format 2 and later add
@@ -30,18 +42,22 @@
  * the latency as the weight of the first), a load of the other events
  * reports none.
  *
- * hw.config_base of a precise event holds its enum pebs_kind.
+ * hw.config_base of a precise event holds its enum pebs_kind, and
+ * PEBS_LARGE.
  */
 
 #include <linux/bitops.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
+#include <linux/sched/clock.h>
 
 #include <asm/intel_ds.h>
 #include <asm/msr.h>
 #include <asm/perf_event.h>
 #include <asm/ptrace.h>
 #include <asm/segment.h>
+#include <asm/timer.h>
+#include <asm/tsc.h>
 
 #include "../perf_event.h"
 
@@ -66,6 +82,21 @@ enum pebs_kind {
 	PEBS_STORE,		/* a store's */
 	PEBS_LDLAT,		/* a load's, with its latency */
 };
+#define PEBS_KIND		0xff
+#define PEBS_LARGE		BIT(8)
+
+/* what a large PEBS event's samples may hold: what a record gives */
+#define PEBS_LARGE_SAMPLE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID |	\
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |	\
+				 PERF_SAMPLE_ID | PERF_SAMPLE_CPU |	\
+				 PERF_SAMPLE_PERIOD |			\
+				 PERF_SAMPLE_STREAM_ID |		\
+				 PERF_SAMPLE_DATA_SRC |			\
+				 PERF_SAMPLE_IDENTIFIER |		\
+				 PERF_SAMPLE_TRANSACTION |		\
+				 PERF_SAMPLE_PHYS_ADDR |		\
+				 PERF_SAMPLE_WEIGHT_TYPE |		\
+				 PERF_SAMPLE_REGS_INTR)
 
 /* a PEBS event counts occurrences: none of these may be set */
 #define PEBS_SEL_FLAGS		(ARCH_PERFMON_EVENTSEL_EDGE | \
@@ -111,6 +142,8 @@ static const struct pebs_event pebs_skl_events[] = {
 
 /* this CPU's IA32_PEBS_ENABLE, and the reset period of each counter */
 static DEFINE_PER_CPU(u64, pebs_enabled);
+/* how many of its PEBS events need a PMI per record (not large) */
+static DEFINE_PER_CPU(int, pebs_small);
 /* intel_pebs_drain() outside the PMI: a PMI coming meanwhile leaves it be */
 static DEFINE_PER_CPU(bool, pebs_draining);
 static DEFINE_PER_CPU(u64, pebs_period[INTEL_PMC_IDX_FIXED]);
@@ -127,6 +160,17 @@ static int pebs_kind(u64 config)
 			return e->kind;
 	}
 	return PEBS_PLAIN;
+}
+
+/* Can the records of @event wait in the buffer (see the top)? */
+static bool pebs_large(struct perf_event *event)
+{
+	struct perf_event_attr *attr = &event->attr;
+
+	if (attr->freq || (attr->sample_type & ~PEBS_LARGE_SAMPLE))
+		return false;
+	return (event->attach_state & PERF_ATTACH_TASK) ||
+	       !(attr->sample_type & PERF_SAMPLE_TID);
 }
 
 static void pebs_destroy(struct perf_event *event)
@@ -161,6 +205,12 @@ int intel_pebs_config(struct perf_event *event, u64 *config)
 		return err;
 	event->destroy = pebs_destroy;
 	event->hw.config_base = pebs_kind(*config);
+	if (pebs_large(event)) {
+		event->hw.config_base |= PEBS_LARGE;
+		/* out at the task's switch: its context is never swapped */
+		if (event->attach_state & PERF_ATTACH_TASK)
+			event->attach_state |= PERF_ATTACH_SCHED_CB;
+	}
 	return 0;
 }
 
@@ -174,6 +224,18 @@ static void pebs_set_period(struct perf_event *event, int idx)
 	this_cpu_write(pebs_period[idx], period);
 	ds->pebs_event_reset[idx] = -period &
 				    GENMASK_ULL(x86_pmu_hw.cntval_bits - 1, 0);
+}
+
+/* a PMI per record while a PEBS event of this CPU is not large */
+static void pebs_set_threshold(void)
+{
+	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
+	u64 size = sizeof(struct pebs_record_fmt3);
+
+	if (this_cpu_read(pebs_small))
+		ds->pebs_interrupt_threshold = ds->pebs_buffer_base + size;
+	else
+		ds->pebs_interrupt_threshold = ds->pebs_absolute_maximum - size;
 }
 
 /**
@@ -190,8 +252,11 @@ u64 intel_pebs_enable(struct perf_event *event)
 	int idx = hwc->idx;
 
 	pebs_set_period(event, idx);
+	if (!(hwc->config_base & PEBS_LARGE))
+		this_cpu_inc(pebs_small);
+	pebs_set_threshold();
 	*enabled |= BIT_ULL(idx);
-	if (hwc->config_base == PEBS_LDLAT)
+	if ((hwc->config_base & PEBS_KIND) == PEBS_LDLAT)
 		*enabled |= BIT_ULL(idx + 32);
 	wrmsrl(MSR_IA32_PEBS_ENABLE, *enabled);
 	return hwc->config & ~ARCH_PERFMON_EVENTSEL_INT;
@@ -208,6 +273,9 @@ void intel_pebs_disable(struct perf_event *event)
 
 	*enabled &= ~(BIT_ULL(idx) | BIT_ULL(idx + 32));
 	wrmsrl(MSR_IA32_PEBS_ENABLE, *enabled);
+	if (!(event->hw.config_base & PEBS_LARGE))
+		this_cpu_dec(pebs_small);
+	pebs_set_threshold();
 }
 
 #define PEBS_SRC(lvl, snoop, num)					\
@@ -328,7 +396,7 @@ static void pebs_sample(struct perf_event *event, int idx,
 	struct hw_perf_event *hwc = &event->hw;
 	u64 period = this_cpu_read(pebs_period[idx]);
 	u64 type = event->attr.sample_type;
-	int kind = hwc->config_base;
+	int kind = hwc->config_base & PEBS_KIND;
 	struct perf_sample_data data;
 	struct pt_regs regs;
 
@@ -358,6 +426,14 @@ static void pebs_sample(struct perf_event *event, int idx,
 		else
 			data.weight.full = r->lat;
 		data.sample_flags |= PERF_SAMPLE_WEIGHT_TYPE;
+	}
+	/* drained late: when the record was written */
+	if ((hwc->config_base & PEBS_LARGE) && (type & PERF_SAMPLE_TIME) &&
+	    !event->attr.use_clockid && sched_clock_stable() &&
+	    using_native_sched_clock()) {
+		data.time = native_sched_clock_from_tsc(r->tsc) +
+			    __sched_clock_offset;
+		data.sample_flags |= PERF_SAMPLE_TIME;
 	}
 	x86_pmu_report(event, &data, &regs);
 	/* the core moved a frequency event's period: the next reload's */
@@ -428,6 +504,7 @@ void intel_pebs_cpu_reset(void)
 	if (!pebs_on)
 		return;
 	this_cpu_write(pebs_enabled, 0);
+	this_cpu_write(pebs_small, 0);
 	wrmsrl(MSR_IA32_PEBS_ENABLE, 0);
 	wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, GLOBAL_STATUS_BUFFER_OVF);
 	/* nothing written before the CPU went down is anyone's now */

@@ -297,11 +297,13 @@ static void intel_enable(struct perf_event *event)
 }
 
 /*
- * Records still in the PEBS buffer (a PMI lost while LVTPC was masked, or
- * not come yet) go out as samples before a PEBS event leaves its counter:
- * not to whichever event gets the counter next. All counters are held
- * off meanwhile, so that none writes a record under the drain. The PMI's
- * own drain takes care of those of the events it stops (throttling).
+ * Records still in the PEBS buffer (a large PEBS event's, a PMI lost
+ * while LVTPC was masked, or not come yet) go out as samples before a
+ * PEBS event leaves its counter (not to whichever event gets the counter
+ * next; and a task's at its switch), or its count is read. All counters
+ * are held off meanwhile, so that none writes a record under the drain.
+ * The PMI's own drain takes care of those of the events it stops
+ * (throttling).
  */
 static void intel_pebs_flush(void)
 {
@@ -325,9 +327,10 @@ static void intel_disable(struct perf_event *event)
 		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED, 0);
 	} else {
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + hwc->idx, hwc->config);
+		/* its records first, while its PEBS_ENABLE bit claims them */
 		if (event->attr.precise_ip) {
-			intel_pebs_disable(event);
 			intel_pebs_flush();
+			intel_pebs_disable(event);
 		}
 	}
 }
@@ -601,6 +604,8 @@ int __init intel_pmu_init(void)
 			intel_ops.lbr = &intel_lbr_skylake;
 		intel_ops.max_precise = intel_pebs_init(caps);
 		intel_pebs = intel_ops.max_precise > 0;
+		if (intel_pebs)
+			intel_ops.pebs_flush = intel_pebs_flush;
 	} else
 		snprintf(intel_pmu_name, sizeof(intel_pmu_name),
 			 "generic_arch_v%d", x86_pmu_hw.version);
