@@ -220,10 +220,15 @@ static void types_of(uint64_t ip, uint64_t hw_idx, uint64_t nr,
 	for (i = 0; i < nr; i++) {
 		if (!in_blob(e[i].from) && !in_blob(e[i].to))
 			continue;
-		/* an interrupt or exception into the kernel, and its return */
+		/*
+		 * an interrupt or exception into the kernel, and its return
+		 * (an iret: to f too, where an interrupt pending at the
+		 * sysret is taken; the sysret's own record must be seen)
+		 */
 		if ((in_blob(e[i].from) && e[i].from != (uintptr_t)sys &&
 		     e[i].to >= 0xffff800000000000ULL) ||
-		    (in_blob(e[i].to) && e[i].to != (uintptr_t)f &&
+		    (in_blob(e[i].to) &&
+		     (e[i].to != (uintptr_t)f || e[i].type == PERF_BR_ERET) &&
 		     e[i].from >= 0xffff800000000000ULL)) {
 			if (nirq++ < 8)
 				printf("# irq %s/%s %#llx -> %#llx type %u\n",

@@ -25,7 +25,16 @@
  * sample of it, with no data address. Precise cycles (cycles:p) count
  * every cycle (the model's 2 per instruction) as INST_RETIRED with inv
  * and cmask 16, at precise_ip 3 with the PREC_DIST unit mask on counter
- * 1, as stock programs them; open errors are stock's. "pmu-pebs dump"
+ * 1, as stock programs them; open errors are stock's. Large PEBS: an
+ * instructions:u event at precise_ip 2 whose samples need nothing but
+ * the record (IP, TID, TIME) takes its samples with far fewer PMIs than
+ * samples (the NMI count of /proc/interrupts), one with a callchain
+ * with one PMI each, both as many as the loop's instructions make;
+ * the PEBS event's count read as a group with a plain instructions:u
+ * counter equals it, with records still in the buffer; two tasks taking
+ * turns on CPU 0, each with its own such event, each get every sample
+ * of their own loops with their own TID (the buffer is drained as a
+ * task switches out). "pmu-pebs dump"
  * prints the samples; "pmu-pebs sweep" is pmu-mem.sh's workload. Root:
  * the event selects are read back through /dev/cpu/0/msr, and the
  * sample rate limit is lifted (a debug kernel's earlier PMIs lower it).
@@ -42,6 +51,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <linux/perf_event.h>
 
 #include "pmu-check.h"
@@ -327,6 +337,193 @@ static void ldlat_level(const char *what, char *buf, long n, long stride,
 	close(lfd);
 }
 
+/* NMIs taken by every CPU so far */
+static long nmi_count(void)
+{
+	char line[512];
+	long total = 0;
+	FILE *fp = fopen("/proc/interrupts", "r");
+
+	while (fp && fgets(line, sizeof(line), fp)) {
+		char *p = line;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "NMI:", 4))
+			continue;
+		for (p += 4; *p && *p != '\n';) {
+			char *q;
+			long v = strtol(p, &q, 10);
+
+			if (q == p)
+				break;
+			total += v;
+			p = q;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	return total;
+}
+
+#define LARGE_PERIOD	10007
+#define LARGE_ITERS	300000
+
+/* a loop of 2 instructions an iteration */
+static void insn_loop(long n)
+{
+	asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n));
+}
+
+/*
+ * instructions:u at precise_ip 2, with @type, over LARGE_ITERS of
+ * insn_loop; a plain instructions:u counter in its group. @large: the
+ * samples must come with at most a quarter as many PMIs; else with one
+ * each.
+ */
+static void large_case(const char *what, uint64_t type, int large)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.precise_ip = 2,
+		.sample_period = LARGE_PERIOD,
+		.sample_type = type,
+		.read_format = PERF_FORMAT_GROUP,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+	struct perf_event_attr plain = {
+		.size = sizeof(plain),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	struct perf_event_mmap_page *pc;
+	uint64_t v[3] = { 0 }, *body, want;
+	struct ring_iter it;
+	unsigned char *data;
+	int fd, pfd, n = 0;
+	long nmi;
+	char msg[200];
+
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	pfd = fd >= 0 ? syscall(SYS_perf_event_open, &plain, 0, -1, fd, 0) : -1;
+	data = pfd >= 0 ? ring_map(fd, &pc) : NULL;
+	if (!data) {
+		snprintf(msg, sizeof(msg), "%s: opened and mapped", what);
+		check(0, msg);
+		return;
+	}
+	nmi = nmi_count();
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+	insn_loop(LARGE_ITERS);
+	/* read while records may wait in the buffer */
+	if (read(fd, v, sizeof(v)) != sizeof(v))
+		v[0] = 0;
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+	nmi = nmi_count() - nmi;
+	ring_iter_start(&it, pc, data);
+	while ((body = ring_next_sample(&it)))
+		n++;
+	/* at least the loop's; the glue around it adds a few */
+	want = 2 * LARGE_ITERS / LARGE_PERIOD;
+	snprintf(msg, sizeof(msg), "%s: %d samples (at least %llu)", what, n,
+		 (unsigned long long)want);
+	check(n >= (int)want && n <= (int)want + 2, msg);
+	snprintf(msg, sizeof(msg), "%s: %ld PMIs for %d samples (%s)", what,
+		 nmi, n, large ? "at most a quarter" : "one each");
+	check(large ? 4 * nmi <= n : nmi >= n, msg);
+	snprintf(msg, sizeof(msg),
+		 "%s: count %llu read as a group equals the plain counter's %llu",
+		 what, (unsigned long long)v[1], (unsigned long long)v[2]);
+	check(v[0] == 2 && v[1] && v[1] == v[2], msg);
+	ring_unmap(pc);
+	close(pfd);
+	close(fd);
+}
+
+#define TURNS		20
+
+/*
+ * One side of two tasks taking turns on CPU 0 through two pipes: its own
+ * large PEBS event (IP, TID) on itself, LARGE_ITERS / TURNS iterations
+ * of insn_loop a turn. Returns the samples with its TID, or -1 if one
+ * has another.
+ */
+static int turns(int in, int out, int first)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.precise_ip = 2,
+		.sample_period = LARGE_PERIOD,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+	struct perf_event_mmap_page *pc;
+	struct ring_iter it;
+	unsigned char *data;
+	uint64_t *body;
+	int fd, i, n = 0, bad = 0;
+	char c = 0;
+
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	data = fd >= 0 ? ring_map(fd, &pc) : NULL;
+	if (!data)
+		return -1;
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (i = 0; i < TURNS; i++) {
+		if ((i || !first) && read(in, &c, 1) != 1)
+			break;
+		insn_loop(LARGE_ITERS / TURNS);
+		if (write(out, &c, 1) != 1)
+			break;
+	}
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	ring_iter_start(&it, pc, data);
+	while ((body = ring_next_sample(&it))) {
+		uint32_t tid = body[1] >> 32;
+
+		if (tid == (uint32_t)syscall(SYS_gettid))
+			n++;
+		else
+			bad++;
+	}
+	ring_unmap(pc);
+	close(fd);
+	return bad ? -1 : n;
+}
+
+static void switch_case(void)
+{
+	int ab[2], ba[2], status = 0, n;
+	char msg[160];
+	pid_t pid;
+
+	if (pipe(ab) || pipe(ba)) {
+		check(0, "pipes");
+		return;
+	}
+	pid = fork();
+	if (pid == 0)
+		_exit(turns(ab[0], ba[1], 0) >= 2 * LARGE_ITERS / LARGE_PERIOD ?
+		      0 : 1);
+	n = turns(ba[0], ab[1], 1);
+	waitpid(pid, &status, 0);
+	snprintf(msg, sizeof(msg),
+		 "large PEBS over %d switches: the parent's %d samples (at least %d), the child's, each with its own TID",
+		 2 * TURNS, n, 2 * LARGE_ITERS / LARGE_PERIOD);
+	check(n >= 2 * LARGE_ITERS / LARGE_PERIOD && WIFEXITED(status) &&
+	      !WEXITSTATUS(status), msg);
+}
+
 /* the event select of general counter @i, through the msr driver */
 static uint64_t evtsel(int i)
 {
@@ -460,6 +657,12 @@ int main(int argc, char **argv)
 		    SRC_LDLAT_WALK, 230);
 	for (p = 1; p <= 3; p++)
 		cycles_case(p);
+
+	large_case("large PEBS, IP TID TIME",
+		   PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME, 1);
+	large_case("PEBS with callchains",
+		   PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN, 0);
+	switch_case();
 
 	/* a precise event samples */
 	fd = pebs_open(0x81d0, 0, 1, 0, SAMPLE_TYPE);
