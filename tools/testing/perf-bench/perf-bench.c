@@ -23,9 +23,10 @@
  * if any metric failed.  -s scales every iteration count (default 1.0),
  * -l lists the metrics.
  *
- * Most metrics use software events; pmi_sample, read_hw_1, rdpmc_self,
- * ctxsw_mux_24 and bpf_sample need a hardware PMU (the TCG PMU model) and
- * fail without one; uprobe_hit needs the uprobe PMU.
+ * Most metrics use software events; pmi_sample, pebs_sample, read_hw_1,
+ * rdpmc_self, ctxsw_mux_24 and bpf_sample need a hardware PMU (the TCG PMU
+ * model; pebs_sample its PEBS) and fail without one; uprobe_hit needs the
+ * uprobe PMU.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -63,6 +64,7 @@ struct metric {
 	int inherit;
 	const char *unit;
 	int hw;			/* hardware counters, not software events */
+	int precise;		/* precise_ip of the sampling event (PEBS) */
 };
 
 static int reps = 7;
@@ -601,14 +603,18 @@ static int sampler_close(struct sampler *sp, int ret)
 #define PMI_PERIOD	10007
 #define PMI_PAGES	16
 
-/* pmi_sample's event: disabled instructions:u sampled every PMI_PERIOD */
-static int pmi_open(struct sampler *sp)
+/*
+ * pmi_sample's event: disabled instructions:u sampled every PMI_PERIOD;
+ * pebs_sample's the same at precise_ip 2 (PEBS)
+ */
+static int pmi_open(struct sampler *sp, int precise)
 {
 	struct perf_event_attr a;
 
 	memset(&a, 0, sizeof(a));
 	a.type = PERF_TYPE_HARDWARE;
 	a.config = PERF_COUNT_HW_INSTRUCTIONS;
+	a.precise_ip = precise;
 	a.sample_period = PMI_PERIOD;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	return sampler_open(sp, &a, PMI_PAGES,
@@ -648,14 +654,14 @@ static void pmi_reps(struct sampler *sp, long iters, double *ns)
  * instructions, less the same loop with the event disabled, per sample.
  * Under icount that is the PMI's path through the kernel: the NMI, the
  * driver, the overflow and the record. Needs a hardware PMU (the TCG PMU
- * model): fails otherwise.
+ * model): fails otherwise. pebs_sample: the same event at precise_ip 2,
+ * whose samples come from PEBS records (one record, one PMI).
  */
 static int b_pmi(const struct metric *m, long iters, double *ns)
 {
 	struct sampler sp;
 
-	(void)m;
-	if (pmi_open(&sp))
+	if (pmi_open(&sp, m->precise))
 		return -1;
 	pmi_reps(&sp, iters, ns);
 	return sampler_close(&sp, 0);
@@ -911,7 +917,7 @@ static int b_bpf_sample(const struct metric *m, long iters, double *ns)
 	int r, pfd;
 
 	(void)m;
-	if (pmi_open(&sp))
+	if (pmi_open(&sp, 0))
 		return -1;
 	memset(&ba, 0, sizeof(ba));
 	ba.prog_type = BPF_PROG_TYPE_PERF_EVENT;
@@ -1046,6 +1052,7 @@ static const struct metric metrics[] = {
 	{ "fork_exit_inherit_4", b_fork,	 200,    4, 1, "ns/op", 0 },
 	{ "sample_fault",	 b_sample_fault, 2000,	 0, 0, "ns/sample", 0 },
 	{ "pmi_sample",		 b_pmi,		 1000000, 0, 0, "ns/PMI", 0 },
+	{ "pebs_sample",	 b_pmi,		 1000000, 0, 0, "ns/PMI", 0, 2 },
 	{ "read_hw_1",		 b_read_hw,	 20000,  1, 0, "ns/op", 0 },
 	{ "rdpmc_self",		 b_rdpmc_self,	 100000, 1, 0, "ns/op", 0 },
 	{ "ctxsw_mux_24",	 b_ctxsw,	 2000,   24, 0, "ns/rt", 1 },
