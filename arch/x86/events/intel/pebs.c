@@ -16,10 +16,11 @@
  * CPU is "large": one whose samples the record alone makes, any time
  * later on the same CPU in the same task (no frequency, no callchain,
  * branch stack, user registers or read values; a task's event, or one
- * of the CPU that does not ask for the task's ID). Then the PMI comes
- * when the buffer is nearly full, and the records of a task's events go
- * out when the task switches out: such an event keeps its context from
- * being swapped with another task's (PERF_ATTACH_SCHED_CB). A large
+ * of the CPU that asks for no task's ID or physical address). Then the
+ * PMI comes when the buffer is nearly full, and the records of a task's
+ * events go out when the task switches out: such an event keeps its
+ * context from being swapped with another task's
+ * (PERF_ATTACH_SCHED_CB). A large
  * event's sample time is the record's TSC, where sched_clock is the TSC's
  * and stable; else when it is drained.
  *
@@ -169,8 +170,9 @@ static bool pebs_large(struct perf_event *event)
 
 	if (attr->freq || (attr->sample_type & ~PEBS_LARGE_SAMPLE))
 		return false;
+	/* a CPU's buffer mixes tasks: none of the drain's current task */
 	return (event->attach_state & PERF_ATTACH_TASK) ||
-	       !(attr->sample_type & PERF_SAMPLE_TID);
+	       !(attr->sample_type & (PERF_SAMPLE_TID | PERF_SAMPLE_PHYS_ADDR));
 }
 
 static void pebs_destroy(struct perf_event *event)
