@@ -7,7 +7,8 @@
 # sampling instructions:u with period P (see pmu-loop.S and pmu-calls.S
 # for the instruction streams):
 #   -b on pmu-loop: every sample holds D (the depth) records jnz -> dec,
-#   predicted;
+#   predicted; on Intel also with instructions:upp (PEBS samples take
+#   the stack the PMI after the record reads);
 #   -j any_call,u on pmu-calls: the calls made so far, newest first;
 #   -j any_ret,u on pmu-calls: none while f2 loops, f2's return after;
 #   far transfers (syscall, sysretq, iretq) on pmu-sys, at the exact
@@ -87,18 +88,24 @@ expect_stack() {
 	esac
 }
 
-echo "# perf record -b: pmu-loop"
-$REC -b -e instructions:u -c $P -o /tmp/lbr.b -- "$dir/pmu-loop" || fail=1
-brstack /tmp/lbr.b > /tmp/lbr.b.txt
-n=$(wc -l < /tmp/lbr.b.txt)
-expect "samples: $n" "$n" $(((2 * 100000 + 4) / P))
-rec="$(hex $JNZ)/$(hex $DEC)/P"
-want=$(i=0; while [ $i -lt $D ]; do printf ' %s' "$rec"; i=$((i + 1)); done)
-k=0
-while read -r ip stack; do
-	k=$((k + 1))
-	expect_stack "sample $k ($ip): $D x $rec" "$ip" "$stack" "${want# }"
-done < /tmp/lbr.b.txt
+# the same branch stacks with PEBS samples (Intel; AMD's precise events
+# are IBS's, without branch stacks)
+evs=instructions:u
+grep -q GenuineIntel /proc/cpuinfo && evs="$evs instructions:upp"
+for ev in $evs; do
+	echo "# perf record -b -e $ev: pmu-loop"
+	$REC -b -e $ev -c $P -o /tmp/lbr.b -- "$dir/pmu-loop" || fail=1
+	brstack /tmp/lbr.b > /tmp/lbr.b.txt
+	n=$(wc -l < /tmp/lbr.b.txt)
+	expect "samples: $n" "$n" $(((2 * 100000 + 4) / P))
+	rec="$(hex $JNZ)/$(hex $DEC)/P"
+	want=$(i=0; while [ $i -lt $D ]; do printf ' %s' "$rec"; i=$((i + 1)); done)
+	k=0
+	while read -r ip stack; do
+		k=$((k + 1))
+		expect_stack "sample $k ($ip): $D x $rec" "$ip" "$stack" "${want# }"
+	done < /tmp/lbr.b.txt
+done
 
 # pmu-calls: 4N+9 instructions, N = 50000; f2 loops up to #2N+3
 N=50000
