@@ -107,7 +107,7 @@ static int intel_pebs_map(int cpu, unsigned int record)
 	ds->pebs_buffer_base = cea;
 	ds->pebs_index = cea;
 	ds->pebs_absolute_maximum = cea + (PEBS_BUFFER_SIZE / record) * record;
-	/* one record, one PMI: intel_pebs_drain() reports each at once */
+	/* one record, one PMI, until pebs.c finds only large events here */
 	ds->pebs_interrupt_threshold = cea + record;
 	return 0;
 }
