@@ -211,6 +211,7 @@ int perf_group_sched_in(struct perf_event_context *ctx,
 {
 	struct pmu *pmu = leader->pmu, *hw = perf_group_pmu(leader);
 	struct perf_event *sibling, *failed = NULL;
+	bool hold = !list_empty(&leader->sibling_list);
 	int err;
 
 	if (leader->state != PERF_EVENT_STATE_INACTIVE)
@@ -233,9 +234,11 @@ int perf_group_sched_in(struct perf_event_context *ctx,
 	/*
 	 * The PMU is held while the members go on, so that they all start
 	 * counting at its restart, at the same instruction, as on the
-	 * stock kernel
+	 * stock kernel (an event alone needs no hold: a context switch
+	 * puts every group on, and the hold costs the PMU's registers)
 	 */
-	perf_pmu_disable(hw);
+	if (hold)
+		perf_pmu_disable(hw);
 	if (pmu->start_txn)
 		pmu->start_txn(pmu, PERF_PMU_TXN_ADD);
 
@@ -256,7 +259,8 @@ int perf_group_sched_in(struct perf_event_context *ctx,
 		if (err)
 			goto fail_siblings;
 	}
-	perf_pmu_enable(hw);
+	if (hold)
+		perf_pmu_enable(hw);
 	if (leader->attr.exclusive && !perf_group_is_software(leader))
 		ctx->exclusive_leader = leader;
 	return 0;
@@ -271,7 +275,8 @@ fail_siblings:
 fail_leader:
 	if (pmu->cancel_txn)
 		pmu->cancel_txn(pmu);
-	perf_pmu_enable(hw);
+	if (hold)
+		perf_pmu_enable(hw);
 fail_busy:
 	if (leader->attr.pinned)
 		perf_event_set_state(leader, PERF_EVENT_STATE_ERROR);
@@ -283,7 +288,8 @@ fail_busy:
 void perf_group_sched_out(struct perf_event_context *ctx,
 			  struct perf_event *leader)
 {
-	bool on = leader->state == PERF_EVENT_STATE_ACTIVE;
+	bool hold = leader->state == PERF_EVENT_STATE_ACTIVE &&
+		    !list_empty(&leader->sibling_list);
 	struct pmu *hw = perf_group_pmu(leader);
 	struct perf_event *sibling;
 
@@ -291,14 +297,15 @@ void perf_group_sched_out(struct perf_event_context *ctx,
 		ctx->exclusive_leader = NULL;
 	/*
 	 * All members stop at once, as they started; a group that is not
-	 * on costs no hold (a context switch walks every group)
+	 * on, or an event alone, costs no hold (a context switch walks
+	 * every group)
 	 */
-	if (on)
+	if (hold)
 		perf_pmu_disable(hw);
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
 		perf_event_sched_out(ctx, sibling);
 	perf_event_sched_out(ctx, leader);
-	if (on)
+	if (hold)
 		perf_pmu_enable(hw);
 }
 

@@ -466,7 +466,8 @@ void x86_pmu_report(struct perf_event *event, struct perf_sample_data *data,
  * @period: the counter was reloaded with minus this (PEBS)
  *
  * Counts the events up to the wrap; the next update counts from the
- * reload.
+ * reload. The caller updates the control page once it has counted all
+ * the wraps it knows of.
  */
 void x86_perf_event_reloaded(struct perf_event *event, u64 period)
 {
@@ -477,8 +478,6 @@ void x86_perf_event_reloaded(struct perf_event *event, u64 period)
 	local64_set(&hwc->period_left, period);
 	/* what the core's frequency adjustment counts the sample as */
 	hwc->last_period = period;
-	/* the offset a self-monitoring reader adds to rdpmc moved */
-	perf_event_update_userpage(event);
 }
 
 static int x86_pmu_no_pmi(struct pt_regs *regs)

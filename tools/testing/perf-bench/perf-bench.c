@@ -1052,7 +1052,7 @@ static const struct metric metrics[] = {
 	{ "fork_exit_inherit_4", b_fork,	 200,    4, 1, "ns/op", 0 },
 	{ "sample_fault",	 b_sample_fault, 2000,	 0, 0, "ns/sample", 0 },
 	{ "pmi_sample",		 b_pmi,		 1000000, 0, 0, "ns/PMI", 0 },
-	{ "pebs_sample",	 b_pmi,		 1000000, 0, 0, "ns/PMI", 0, 2 },
+	{ "pebs_sample",	 b_pmi,		 1000000, 0, 0, "ns/sample", 0, 2 },
 	{ "read_hw_1",		 b_read_hw,	 20000,  1, 0, "ns/op", 0 },
 	{ "rdpmc_self",		 b_rdpmc_self,	 100000, 1, 0, "ns/op", 0 },
 	{ "ctxsw_mux_24",	 b_ctxsw,	 2000,   24, 0, "ns/rt", 1 },

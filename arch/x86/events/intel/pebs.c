@@ -469,6 +469,7 @@ void intel_pebs_drain(struct pt_regs *iregs)
 	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
 	struct pebs_record_fmt3 *r, *end;
 	u64 counters = GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0);
+	u64 drained = 0;
 	int bit;
 
 	if (!ds->pebs_buffer_base || this_cpu_read(pebs_draining))
@@ -485,6 +486,12 @@ void intel_pebs_drain(struct pt_regs *iregs)
 			if (cpuc->active & BIT_ULL(bit))
 				pebs_sample(cpuc->events[bit], bit, r, iregs);
 		}
+		drained |= status;
+	}
+	/* the offset a self-monitoring reader adds to rdpmc moved: once */
+	for_each_set_bit(bit, (unsigned long *)&drained, X86_PMC_IDX_MAX) {
+		if (cpuc->events[bit])
+			perf_event_update_userpage(cpuc->events[bit]);
 	}
 	if (!iregs)
 		this_cpu_write(pebs_draining, false);
