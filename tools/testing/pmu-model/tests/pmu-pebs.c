@@ -337,6 +337,20 @@ static void ldlat_level(const char *what, char *buf, long n, long stride,
 	close(lfd);
 }
 
+/* a plain instructions:u counter on self, in @group's group */
+static int insns_member(int group)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+
+	return syscall(SYS_perf_event_open, &attr, 0, -1, group, 0);
+}
+
 /* NMIs taken by every CPU so far */
 static long nmi_count(void)
 {
@@ -395,13 +409,6 @@ static void large_case(const char *what, uint64_t type, int large)
 		.exclude_hv = 1,
 		.disabled = 1,
 	};
-	struct perf_event_attr plain = {
-		.size = sizeof(plain),
-		.type = PERF_TYPE_HARDWARE,
-		.config = PERF_COUNT_HW_INSTRUCTIONS,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
 	struct perf_event_mmap_page *pc;
 	uint64_t v[3] = { 0 }, *body, want;
 	struct ring_iter it;
@@ -411,7 +418,7 @@ static void large_case(const char *what, uint64_t type, int large)
 	char msg[200];
 
 	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-	pfd = fd >= 0 ? syscall(SYS_perf_event_open, &plain, 0, -1, fd, 0) : -1;
+	pfd = fd >= 0 ? insns_member(fd) : -1;
 	data = pfd >= 0 ? ring_map(fd, &pc) : NULL;
 	if (!data) {
 		snprintf(msg, sizeof(msg), "%s: opened and mapped", what);
@@ -550,13 +557,6 @@ static void cycles_case(int precise)
 		.exclude_hv = 1,
 		.disabled = 1,
 	};
-	struct perf_event_attr ia = {
-		.size = sizeof(ia),
-		.type = PERF_TYPE_HARDWARE,
-		.config = PERF_COUNT_HW_INSTRUCTIONS,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
 	uint64_t c = 0, ins = 0, sel[4], want;
 	int fd, ifd, i, on = -1;
 	char what[160];
@@ -568,7 +568,7 @@ static void cycles_case(int precise)
 		check(0, what);
 		return;
 	}
-	ifd = syscall(SYS_perf_event_open, &ia, 0, -1, fd, 0);
+	ifd = insns_member(fd);
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
 	for (i = 0; i < 4; i++)
 		sel[i] = evtsel(i);
