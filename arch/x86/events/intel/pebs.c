@@ -510,6 +510,8 @@ u64 intel_pebs_enabled(void)
  */
 void intel_pebs_cpu_reset(void)
 {
+	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
+
 	if (!pebs_on)
 		return;
 	this_cpu_write(pebs_enabled, 0);
@@ -517,8 +519,7 @@ void intel_pebs_cpu_reset(void)
 	wrmsrl(MSR_IA32_PEBS_ENABLE, 0);
 	wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, GLOBAL_STATUS_BUFFER_OVF);
 	/* nothing written before the CPU went down is anyone's now */
-	this_cpu_ptr(&cpu_debug_store)->pebs_index =
-		this_cpu_ptr(&cpu_debug_store)->pebs_buffer_base;
+	ds->pebs_index = ds->pebs_buffer_base;
 	intel_ds_cpu_init();
 }
 
