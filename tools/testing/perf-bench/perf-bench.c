@@ -24,15 +24,17 @@
  * -l lists the metrics.
  *
  * Most metrics use software events; pmi_sample, pebs_sample, read_hw_1,
- * rdpmc_self, ctxsw_mux_24 and bpf_sample need a hardware PMU (the TCG PMU
- * model; pebs_sample its PEBS) and fail without one; uprobe_hit needs the
- * uprobe PMU.
+ * rdpmc_self, ctxsw_mux_24, bpf_sample and lossless_hw need a hardware PMU (the
+ * TCG PMU model; pebs_sample its PEBS) and fail without one; uprobe_hit needs
+ * the uprobe PMU.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
 #include <linux/perf_event.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <signal.h>
@@ -41,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -1032,6 +1035,226 @@ static int b_uprobe_hit(const struct metric *m, long iters, double *ns)
 	return 0;
 }
 
+/* ---- the lossless sample rate ------------------------------------------ */
+
+#define LL_PAGES	256		/* 1 MiB of records */
+#define LL_WATERMARK	(256 << 10)	/* the reader wakes a quarter full */
+#define LL_RUNGS	6		/* periods tried: the first, then x2 */
+
+/*
+ * The reader of a lossless run, a thread on CPU 1 as perf record's would
+ * be: it sleeps in poll() until the watermark, copies every record out
+ * (to a buffer that stands for perf.data) and counts them.
+ */
+struct ll_reader {
+	struct sampler *sp;
+	int stopfd;
+	char *out;
+	size_t out_len;
+	uint64_t samples, lost, throttled, bytes;
+};
+
+static void *ll_read(void *arg)
+{
+	struct ll_reader *rd = arg;
+	struct perf_event_mmap_page *pg = rd->sp->pg;
+	const char *data = (const char *)pg + pg->data_offset;
+	uint64_t size = pg->data_size, tail = pg->data_tail;
+	struct pollfd pfd[2] = {
+		{ .fd = rd->sp->fd, .events = POLLIN },
+		{ .fd = rd->stopfd, .events = POLLIN },
+	};
+	size_t pos = 0;
+	cpu_set_t set;
+	int stop = 0;
+
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	while (!stop) {
+		uint64_t head;
+
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+			break;
+		stop = pfd[1].revents != 0;
+		head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+		while (tail < head) {
+			const struct perf_event_header *h =
+				(const void *)(data + (tail & (size - 1)));
+			uint64_t off = tail & (size - 1), first = h->size;
+			char *rec;
+
+			if (pos + h->size > rd->out_len)
+				pos = 0;
+			rec = rd->out + pos;
+			if (off + first > size)
+				first = size - off;
+			memcpy(rec, data + off, first);
+			memcpy(rec + first, data, h->size - first);
+			if (h->type == PERF_RECORD_SAMPLE)
+				rd->samples++;
+			else if (h->type == PERF_RECORD_LOST)
+				rd->lost += ((uint64_t *)rec)[2];
+			else if (h->type == PERF_RECORD_THROTTLE)
+				rd->throttled++;
+			pos += h->size;
+			rd->bytes += h->size;
+			tail += h->size;
+		}
+		__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* One run at @period: the loop, with the reader draining; 0 if lossless */
+static int ll_run(struct sampler *sp, int hw, uint64_t period, long samples,
+		  double *ns, char *out, size_t out_len)
+{
+	struct ll_reader rd = { .sp = sp, .out = out, .out_len = out_len };
+	uint64_t one = 1, t0;
+	pthread_t th;
+	int ret;
+
+	if (ioctl(sp->fd, PERF_EVENT_IOC_PERIOD, &period))
+		return fail("PERF_EVENT_IOC_PERIOD %llu: %s",
+			    (unsigned long long)period, strerror(errno));
+	rd.stopfd = eventfd(0, EFD_CLOEXEC);
+	if (rd.stopfd < 0)
+		return fail("eventfd: %s", strerror(errno));
+	if (pthread_create(&th, NULL, ll_read, &rd)) {
+		close(rd.stopfd);
+		return fail("pthread_create failed");
+	}
+	t0 = now_ns();
+	ioctl(sp->fd, PERF_EVENT_IOC_ENABLE, 0);
+	if (hw) {
+		insn_loop(period * samples / 2);
+	} else {
+		struct timespec ts;
+		uint64_t end;
+
+		/* task-clock: @samples periods of this task's time */
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		end = ts.tv_sec * 1000000000ull + ts.tv_nsec + period * samples;
+		do {
+			insn_loop(1000);
+			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		} while ((uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec < end);
+	}
+	ioctl(sp->fd, PERF_EVENT_IOC_DISABLE, 0);
+	ret = write(rd.stopfd, &one, sizeof(one)) == sizeof(one) ? 0 : -1;
+	pthread_join(th, NULL);
+	*ns = (double)(now_ns() - t0) / (rd.samples ? rd.samples : 1);
+	close(rd.stopfd);
+	if (ret)
+		return fail("eventfd write: %s", strerror(errno));
+	if (rd.bytes <= (uint64_t)LL_PAGES * sysconf(_SC_PAGESIZE))
+		return fail("only %llu bytes of records at period %llu",
+			    (unsigned long long)rd.bytes,
+			    (unsigned long long)period);
+	return rd.lost || rd.throttled ? 1 : 0;
+}
+
+/* Write @val to /proc/sys/kernel/@name, the old value to @old; 0 or -1 */
+static int sysctl_set(const char *name, long val, long *old)
+{
+	char path[128];
+	FILE *fp;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	fp = fopen(path, "r");
+	if (!fp || fscanf(fp, "%ld", old) != 1) {
+		if (fp)
+			fclose(fp);
+		return fail("read %s: %s", path, strerror(errno));
+	}
+	fclose(fp);
+	fp = fopen(path, "w");
+	ok = fp && fprintf(fp, "%ld\n", val) > 0;
+	if (fp && fclose(fp))
+		ok = 0;
+	return ok ? 0 : fail("write %ld to %s: %s", val, path, strerror(errno));
+}
+
+/*
+ * The highest sampling rate that a reader keeps up with, as ns per
+ * sample (lower is better; 0.8 of stock is 1.25 times its rate): the
+ * event samples (IP, TID, TIME) into a 1 MiB buffer, a reader thread on
+ * CPU 1 drains it as perf record does (poll() at a quarter full, each
+ * record copied out), and the loop runs for 49152 periods (1.9 MiB of
+ * 40-byte records), so that the buffer overflows unless the reader keeps
+ * up (a -s below 0.6 fails: the records would fit). The first
+ * period is the smallest: if a run loses records (PERF_RECORD_LOST) or
+ * is throttled, the period doubles. The throttle's rate limit is raised
+ * out of the way for the metric (both kernels alike). lossless_hw:
+ * instructions:u from a period of LL_HW_PERIOD (the rate is bounded by
+ * the cost of a sample: the PMI, the record, the wakeup); lossless_tc:
+ * task-clock from 10 us, 6.12's shortest clock period.
+ */
+#define LL_HW_PERIOD	250
+#define LL_TC_PERIOD	10000
+
+static int b_lossless(const struct metric *m, long iters, double *ns)
+{
+	long old_rate = 0, old_pct = 0;
+	struct perf_event_attr a;
+	struct sampler sp;
+	size_t out_len = 4 << 20;
+	char *out;
+	int r, ret = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.type = m->hw ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE;
+	a.config = m->hw ? PERF_COUNT_HW_INSTRUCTIONS : PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = m->hw ? LL_HW_PERIOD : LL_TC_PERIOD;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a.watermark = 1;
+	a.wakeup_watermark = LL_WATERMARK;
+	out = malloc(out_len);
+	if (!out)
+		return fail("malloc");
+	memset(out, 0, out_len);
+	if (sysctl_set("perf_event_max_sample_rate", 100000000, &old_rate) ||
+	    sysctl_set("perf_cpu_time_max_percent", 0, &old_pct))
+		goto out_free;
+	if (sampler_open(&sp, &a, LL_PAGES, m->hw ?
+			 "instructions:u (no hardware PMU?)" : "task-clock"))
+		goto out_sysctl;
+	for (r = -1; r < reps; r++) {
+		uint64_t period = a.sample_period;
+		double v = 0;
+		int k, lossy = 1;
+
+		rep_begin();
+		for (k = 0; k < LL_RUNGS && lossy; k++, period *= 2) {
+			lossy = ll_run(&sp, m->hw, period, iters, &v, out,
+				       out_len);
+			if (lossy < 0)
+				goto out_close;
+		}
+		if (lossy) {
+			fail("records lost at every period up to %llu",
+			     (unsigned long long)period / 2);
+			goto out_close;
+		}
+		if (r >= 0)
+			ns[r] = v;
+	}
+	ret = 0;
+out_close:
+	ret = sampler_close(&sp, ret);
+out_sysctl:
+	/* the rate may only be written while the percentage is not 0 */
+	if (old_pct && sysctl_set("perf_cpu_time_max_percent", old_pct, &old_pct))
+		ret = -1;
+	if (old_rate && sysctl_set("perf_event_max_sample_rate", old_rate, &old_rate))
+		ret = -1;
+out_free:
+	free(out);
+	return ret;
+}
+
 /* ---- driver ------------------------------------------------------------ */
 
 /* Iteration counts: about 20-40 ms of guest time per repetition. */
@@ -1058,6 +1281,8 @@ static const struct metric metrics[] = {
 	{ "ctxsw_mux_24",	 b_ctxsw,	 2000,   24, 0, "ns/rt", 1, 0 },
 	{ "bpf_sample",		 b_bpf_sample,	 1000000, 0, 0, "ns/PMI", 0, 0 },
 	{ "uprobe_hit",		 b_uprobe_hit,	 10000,  0, 0, "ns/hit", 0, 0 },
+	{ "lossless_hw",	 b_lossless,	 49152,	 0, 0, "ns/sample", 1, 0 },
+	{ "lossless_tc",	 b_lossless,	 49152,	 0, 0, "ns/sample", 0, 0 },
 };
 #define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
 
