@@ -116,6 +116,8 @@ typedef void (*perf_overflow_handler_t)(struct perf_event *,
 #define PERF_EV_CAP_SOFTWARE		BIT(0)
 #define PERF_EV_CAP_READ_ACTIVE_PKG	BIT(1)
 #define PERF_EV_CAP_SIBLING		BIT(2)
+/* the core's own: cpu-clock or task-clock (perf_swclock_read_at()) */
+#define PERF_EV_CAP_SWCLOCK		BIT(7)
 
 /**
  * struct hw_perf_event - the per-event state a PMU driver keeps
@@ -684,6 +686,19 @@ int perf_event_overflow(struct perf_event *event,
 			struct perf_sample_data *data, struct pt_regs *regs);
 int perf_event_account_interrupt(struct perf_event *event);
 void perf_sample_event_took(u64 sample_len_ns);
+extern u64 perf_sample_allowed_ns;
+
+/**
+ * perf_sample_time_limited - whether perf_sample_event_took() wants times
+ *
+ * False while perf_cpu_time_max_percent is 0 or 100: then the time an
+ * interrupt took bounds nothing, and a PMI handler need not read the
+ * clock around itself.
+ */
+static inline bool perf_sample_time_limited(void)
+{
+	return READ_ONCE(perf_sample_allowed_ns);
+}
 u64 perf_event_pmu_ctx_time(struct perf_event *event);
 
 static inline bool is_sampling_event(struct perf_event *event)

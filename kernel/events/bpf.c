@@ -14,8 +14,10 @@
  *   tracepoint.c runs those of static tracepoints.
  * - Any other event takes a BPF_PROG_TYPE_PERF_EVENT program, which runs
  *   at each overflow of the event, after the throttling check, with the
- *   sample prepared; returning 0 drops the overflow: no sample, no
- *   signal, no REFRESH countdown. Inherited copies run their parent's.
+ *   sample's callchain made if it calls bpf_get_stack{,id}() (the rest
+ *   is made when the sample is written); returning 0 drops the
+ *   overflow: no sample, no signal, no REFRESH countdown. Inherited
+ *   copies run their parent's.
  *
  * Context and locks: attaching, detaching and the query run in process
  * context under perf_bpf_mutex (bpf_trace.c's bpf_event_mutex nests
@@ -233,7 +235,7 @@ int perf_event_ioctl_query_bpf(struct perf_event *event, void __user *info)
 /**
  * perf_event_bpf_overflow - run @event's PERF_EVENT program on an overflow
  * @event: the event that overflowed, with a program
- * @data: the sample; prepared here, so the program sees its fields
+ * @data: the sample, with its callchain made if the program reads it
  * @regs: the registers of the overflow
  *
  * Any context, NMI included. Return: false when the program dropped the
@@ -262,7 +264,18 @@ bool perf_event_bpf_overflow(struct perf_event *event,
 		keep = false;
 		goto out;
 	}
-	perf_prepare_sample(data, event, regs);
+	/*
+	 * The program reads the period, the address and the registers,
+	 * which are set; a sample that it keeps is prepared when it is
+	 * written. Only bpf_get_stack{,id}() read a field that must be
+	 * made first: the callchain the event samples.
+	 */
+	if (prog->call_get_stack &&
+	    (event->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	    !(data->sample_flags & PERF_SAMPLE_CALLCHAIN)) {
+		data->callchain = perf_callchain(event, regs);
+		data->sample_flags |= PERF_SAMPLE_CALLCHAIN;
+	}
 	keep = bpf_prog_run(prog, &ctx);
 out:
 	__this_cpu_dec(bpf_prog_active);

@@ -252,7 +252,16 @@ void perf_ctx_unlink_event_locked(struct perf_event_context *ctx,
 				  struct perf_event *event);
 
 /* sched.c: all with ctx->lock held */
-u64 perf_ctx_time_now(struct perf_event_context *ctx);
+
+/*
+ * The context time as of its last update. Every operation under
+ * ctx->lock updates it once first, so all events touched by one
+ * operation see the same instant and a group's members keep equal times.
+ */
+static inline u64 perf_ctx_time_now(struct perf_event_context *ctx)
+{
+	return ctx->time;
+}
 /* scoped PMUs and event migration (scope.c) */
 extern struct device_attribute dev_attr_cpumask;
 void perf_scope_cpu_online(unsigned int cpu);
@@ -284,6 +293,20 @@ perf_event_effective_state(struct perf_event *event)
 }
 
 void perf_event_update_times(struct perf_event *event);
+
+/* perf_event_update_times() of an event in @state as of context time @now */
+static inline void perf_event_update_times_at(struct perf_event *event,
+					      enum perf_event_state state,
+					      u64 now)
+{
+	u64 delta = now - event->tstamp;
+
+	event->tstamp = now;
+	if (state >= PERF_EVENT_STATE_INACTIVE)
+		event->total_time_enabled += delta;
+	if (state == PERF_EVENT_STATE_ACTIVE)
+		event->total_time_running += delta;
+}
 void perf_event_set_state(struct perf_event *event,
 			  enum perf_event_state state);
 int perf_group_sched_in(struct perf_event_context *ctx,
@@ -322,6 +345,9 @@ size_t perf_read_size(struct perf_event *event);
 size_t perf_read_format_size(u64 format, int nr);
 void perf_event_times_now(struct perf_event *event, u64 *enabled,
 			  u64 *running);
+void perf_swclock_read_at(struct perf_event *event, u64 now);
+void perf_event_times_at(struct perf_event *event, u64 clock, u64 *enabled,
+			 u64 *running);
 void perf_output_read(struct perf_output_handle *handle,
 		      struct perf_event *event);
 

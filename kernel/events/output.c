@@ -224,6 +224,33 @@ static void perf_output_advance(struct perf_output_handle *handle,
 	}
 }
 
+/*
+ * Append one u64-sized field (a struct of two u32 included). Records and
+ * their fixed fields are u64-aligned, so the field lies within the
+ * buffer's current stretch but for a record cut short: the general copy.
+ */
+#define perf_output_word(handle, x)					\
+do {									\
+	u64 __w;							\
+									\
+	BUILD_BUG_ON(sizeof(x) != sizeof(u64));				\
+	memcpy(&__w, &(x), sizeof(u64));				\
+	if (likely((handle)->left >= sizeof(u64) &&			\
+		   (handle)->size >= sizeof(u64))) {			\
+		*(u64 *)(handle)->addr = __w;				\
+		perf_output_advance((handle), sizeof(u64));		\
+	} else {							\
+		perf_output_copy((handle), &__w, sizeof(u64));		\
+	}								\
+} while (0)
+
+/* the sample fields of one word each, which come first in a sample */
+#define PERF_OUTPUT_FIXED	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |	\
+				 PERF_SAMPLE_TID | PERF_SAMPLE_TIME |		\
+				 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |		\
+				 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |	\
+				 PERF_SAMPLE_PERIOD)
+
 /**
  * perf_output_copy - append @len bytes of @buf to the current record
  *
@@ -388,9 +415,17 @@ static void perf_sample_fill_id(struct perf_sample_data *data,
 {
 	data->type = type;
 	if (type & PERF_SAMPLE_TID) {
-		/* as the opener's pid namespace sees the task */
-		data->tid_entry.pid = task_tgid_nr_ns(current, event->ns);
-		data->tid_entry.tid = task_pid_nr_ns(current, event->ns);
+		/*
+		 * as the opener's pid namespace sees the task; the initial
+		 * namespace's numbers are the task's own
+		 */
+		if (likely(event->ns == &init_pid_ns)) {
+			data->tid_entry.pid = current->tgid;
+			data->tid_entry.tid = current->pid;
+		} else {
+			data->tid_entry.pid = task_tgid_nr_ns(current, event->ns);
+			data->tid_entry.tid = task_pid_nr_ns(current, event->ns);
+		}
 	}
 	if (type & PERF_SAMPLE_TIME)
 		data->time = event->clock();
@@ -433,17 +468,17 @@ void perf_event_output_id(struct perf_output_handle *handle,
 	if (!event->attr.sample_id_all)
 		return;
 	if (type & PERF_SAMPLE_TID)
-		perf_output_put(handle, data->tid_entry);
+		perf_output_word(handle, data->tid_entry);
 	if (type & PERF_SAMPLE_TIME)
-		perf_output_put(handle, data->time);
+		perf_output_word(handle, data->time);
 	if (type & PERF_SAMPLE_ID)
-		perf_output_put(handle, data->id);
+		perf_output_word(handle, data->id);
 	if (type & PERF_SAMPLE_STREAM_ID)
-		perf_output_put(handle, data->stream_id);
+		perf_output_word(handle, data->stream_id);
 	if (type & PERF_SAMPLE_CPU)
-		perf_output_put(handle, data->cpu_entry);
+		perf_output_word(handle, data->cpu_entry);
 	if (type & PERF_SAMPLE_IDENTIFIER)
-		perf_output_put(handle, data->id);
+		perf_output_word(handle, data->id);
 }
 
 /*
@@ -754,26 +789,29 @@ void perf_output_sample(struct perf_output_handle *handle,
 {
 	u64 type = event->attr.sample_type;
 
-	perf_output_put(handle, *header);
+	perf_output_word(handle, *header);
 
 	if (type & PERF_SAMPLE_IDENTIFIER)
-		perf_output_put(handle, data->id);
+		perf_output_word(handle, data->id);
 	if (type & PERF_SAMPLE_IP)
-		perf_output_put(handle, data->ip);
+		perf_output_word(handle, data->ip);
 	if (type & PERF_SAMPLE_TID)
-		perf_output_put(handle, data->tid_entry);
+		perf_output_word(handle, data->tid_entry);
 	if (type & PERF_SAMPLE_TIME)
-		perf_output_put(handle, data->time);
+		perf_output_word(handle, data->time);
 	if (type & PERF_SAMPLE_ADDR)
-		perf_output_put(handle, data->addr);
+		perf_output_word(handle, data->addr);
 	if (type & PERF_SAMPLE_ID)
-		perf_output_put(handle, data->id);
+		perf_output_word(handle, data->id);
 	if (type & PERF_SAMPLE_STREAM_ID)
-		perf_output_put(handle, data->stream_id);
+		perf_output_word(handle, data->stream_id);
 	if (type & PERF_SAMPLE_CPU)
-		perf_output_put(handle, data->cpu_entry);
+		perf_output_word(handle, data->cpu_entry);
 	if (type & PERF_SAMPLE_PERIOD)
-		perf_output_put(handle, data->period);
+		perf_output_word(handle, data->period);
+	/* most samples end here */
+	if (!(type & ~PERF_OUTPUT_FIXED))
+		goto wakeup;
 	if (type & PERF_SAMPLE_READ)
 		perf_output_read(handle, event);
 
@@ -857,6 +895,7 @@ void perf_output_sample(struct perf_output_handle *handle,
 		perf_output_put(handle, aux_size);
 	}
 
+wakeup:
 	/* wakeup_events counts samples only */
 	if (!event->attr.watermark && handle->rb->wakeup_events) {
 		struct perf_buffer *rb = handle->rb;
@@ -873,8 +912,9 @@ static int __perf_event_output(struct perf_event *event,
 			       struct perf_sample_data *data,
 			       struct pt_regs *regs, bool backward)
 {
-	struct perf_output_handle handle;
-	struct perf_event_header header;
+	/* set by perf_prepare_header() and a successful begin */
+	struct perf_output_handle handle __uninitialized;
+	struct perf_event_header header __uninitialized;
 	int err;
 
 	/* callchains and user stacks must not recurse into us */

@@ -185,6 +185,99 @@ static int perf_read_fill(struct perf_event *event, u64 *values)
 	return n;
 }
 
+/* perf_event_sync_one() just after perf_ctx_update_time() of its context */
+static void perf_event_sync_fresh(struct perf_event_context *ctx,
+				  struct perf_event *event)
+{
+	if (event->state == PERF_EVENT_STATE_ACTIVE) {
+		/* a clock counts up to the instant the context's time took */
+		if (event->event_caps & PERF_EV_CAP_SWCLOCK)
+			perf_swclock_read_at(event, ctx->timestamp);
+		else
+			event->pmu->read(event);
+	}
+	/* a task context's event is never a cgroup event */
+	perf_event_update_times_at(event, perf_event_effective_state(event),
+				   perf_ctx_time_now(ctx));
+}
+
+/*
+ * read() of the caller's own event or group, counting on this CPU, with
+ * no inherited children: perf stat's self-monitoring and any loop that
+ * reads a counter. Under ctx->lock with IRQs off, the context live here
+ * and its task current, the context can be neither switched out nor
+ * swapped, every change to it or to its groups holds that lock, and no
+ * child can appear (only a fork of this task makes them): neither
+ * ctx->mutex nor perf_ctx_call() is needed. Returns the bytes filled in
+ * @values (room for @room), or 0 to take the general path.
+ */
+static size_t perf_read_self(struct perf_event *event, u64 *values,
+			     size_t room)
+{
+	u64 format = event->attr.read_format;
+	struct perf_event *leader, *sibling;
+	struct perf_event_context *ctx;
+	unsigned long flags;
+	size_t size = 0;
+
+	ctx = READ_ONCE(event->ctx);
+	if (!ctx || READ_ONCE(ctx->task) != current)
+		return 0;
+	raw_spin_lock_irqsave(&ctx->lock, flags);
+	if (event->ctx != ctx || ctx->task != current || !ctx->is_active ||
+	    ctx->active_cpu != smp_processor_id())
+		goto out;
+	if (!(format & PERF_FORMAT_GROUP)) {
+		int n = 0;
+
+		if (!list_empty(&event->child_list))
+			goto out;
+		perf_ctx_update_time(ctx);
+		perf_event_sync_fresh(ctx, event);
+		/* perf_read_fill()'s layout, inline for the common read */
+		values[n++] = perf_event_own_count(event);
+		if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			values[n++] = event->total_time_enabled +
+				atomic64_read(&event->child_total_time_enabled);
+		if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			values[n++] = event->total_time_running +
+				atomic64_read(&event->child_total_time_running);
+		if (format & PERF_FORMAT_ID)
+			values[n++] = event->id;
+		if (format & PERF_FORMAT_LOST)
+			values[n++] = atomic64_read(&event->lost_samples);
+		size = n * sizeof(u64);
+		goto out;
+	}
+	leader = event->group_leader;
+	if (perf_read_size(event) > room || !list_empty(&leader->child_list))
+		goto out;
+	for_each_sibling_event(sibling, leader)
+		if (!list_empty(&sibling->child_list))
+			goto out;
+	perf_ctx_update_time(ctx);
+	perf_event_sync_fresh(ctx, leader);
+	values[0] = 1 + leader->nr_siblings;
+	size = 1;
+	if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		values[size++] = leader->total_time_enabled +
+			atomic64_read(&leader->child_total_time_enabled);
+	if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		values[size++] = leader->total_time_running +
+			atomic64_read(&leader->child_total_time_running);
+	size = perf_read_put_entry(values, size, format, leader,
+				   perf_event_own_count(leader));
+	for_each_sibling_event(sibling, leader) {
+		perf_event_sync_fresh(ctx, sibling);
+		size = perf_read_put_entry(values, size, format, sibling,
+					   perf_event_own_count(sibling));
+	}
+	size *= sizeof(u64);
+out:
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	return size;
+}
+
 /**
  * perf_event_read_to_user - read() of a perf fd
  *
@@ -195,14 +288,33 @@ ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 				size_t count)
 {
 	struct perf_event_context *ctx;
-	/* a single event, or a group of up to seven with ids: no kzalloc */
-	u64 small[16] = { };
-	size_t size;
+	/*
+	 * A single event, or a group of up to seven with ids: no kzalloc.
+	 * perf_read_fill() writes every word that is copied out.
+	 */
+	u64 small[16] __uninitialized;
+	size_t size, filled;
 	u64 *values;
 	ssize_t ret;
 
 	if (event->state == PERF_EVENT_STATE_ERROR)
 		return 0;
+
+	size = perf_read_self(event, small, sizeof(small));
+	if (size) {
+		u64 __user *to = (u64 __user *)buf;
+		unsigned int i;
+
+		if (count < size)
+			return -ENOSPC;
+		/* a few words: stores, not a copy routine */
+		if (!user_access_begin(to, size))
+			return -EFAULT;
+		for (i = 0; i < size / sizeof(u64); i++)
+			unsafe_put_user(small[i], to + i, efault);
+		user_access_end();
+		return size;
+	}
 
 	ctx = perf_event_ctx_lock(event);
 	size = perf_read_size(event);
@@ -220,7 +332,9 @@ ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 	}
 
 	perf_event_sync(event);
-	perf_read_fill(event, values);
+	filled = perf_read_fill(event, values) * sizeof(u64);
+	if (WARN_ON_ONCE(filled < size))
+		memset((char *)values + filled, 0, size - filled);
 	ret = size;
 	if (copy_to_user(buf, values, size))
 		ret = -EFAULT;
@@ -229,6 +343,10 @@ ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 unlock:
 	mutex_unlock(&ctx->mutex);
 	return ret;
+
+efault:
+	user_access_end();
+	return -EFAULT;
 }
 
 /* The id user space knows an event by: inherited copies use the origin's. */
@@ -237,14 +355,9 @@ static u64 perf_primary_id(struct perf_event *event)
 	return event->parent ? event->parent->id : event->id;
 }
 
-/**
- * perf_event_times_now - an event's enabled and running times as of now
- *
- * Updates nothing: for samples and the control page, written from
- * interrupt or NMI context where ctx->lock cannot be taken.
- */
-void perf_event_times_now(struct perf_event *event, u64 *enabled,
-			  u64 *running)
+static __always_inline void __perf_event_times(struct perf_event *event,
+					       u64 clock, bool have_clock,
+					       u64 *enabled, u64 *running)
 {
 	enum perf_event_state state = perf_event_effective_state(event);
 	struct perf_event_context *ctx = event->ctx;
@@ -259,13 +372,37 @@ void perf_event_times_now(struct perf_event *event, u64 *enabled,
 	} else {
 		now = READ_ONCE(ctx->time);
 		if (READ_ONCE(ctx->is_active))
-			now += perf_clock() - READ_ONCE(ctx->timestamp);
+			now += (have_clock ? clock : perf_clock()) -
+			       READ_ONCE(ctx->timestamp);
 	}
 	if ((s64)(now - event->tstamp) > 0)
 		delta = now - event->tstamp;
 	*enabled += delta;
 	if (state == PERF_EVENT_STATE_ACTIVE)
 		*running += delta;
+}
+
+/**
+ * perf_event_times_now - an event's enabled and running times as of now
+ *
+ * Updates nothing: for samples and the control page, written from
+ * interrupt or NMI context where ctx->lock cannot be taken.
+ */
+void perf_event_times_now(struct perf_event *event, u64 *enabled,
+			  u64 *running)
+{
+	__perf_event_times(event, 0, false, enabled, running);
+}
+
+/**
+ * perf_event_times_at - perf_event_times_now() as of @clock
+ * @clock: a perf_clock() value the caller has just read, for its own use
+ *	too (the control page's time fields): one clock read, not two
+ */
+void perf_event_times_at(struct perf_event *event, u64 clock, u64 *enabled,
+			 u64 *running)
+{
+	__perf_event_times(event, clock, true, enabled, running);
 }
 
 static void perf_output_read_entry(struct perf_output_handle *handle,

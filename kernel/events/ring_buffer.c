@@ -517,7 +517,7 @@ void perf_event_update_userpage(struct perf_event *event)
 	up = rb->user_page;
 
 	now = perf_clock();
-	perf_event_times_now(event, &enabled, &running);
+	perf_event_times_at(event, now, &enabled, &running);
 
 	preempt_disable();
 	++up->lock;

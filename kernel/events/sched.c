@@ -19,15 +19,6 @@
 
 #include "internal.h"
 
-/*
- * The context time as of its last update. Every operation under
- * ctx->lock updates it once first, so all events touched by one
- * operation see the same instant and a group's members keep equal times.
- */
-u64 perf_ctx_time_now(struct perf_event_context *ctx)
-{
-	return ctx->time;
-}
 
 void perf_ctx_update_time(struct perf_event_context *ctx)
 {
@@ -45,7 +36,7 @@ void perf_ctx_update_time(struct perf_event_context *ctx)
 void perf_event_update_times(struct perf_event *event)
 {
 	enum perf_event_state state = perf_event_effective_state(event);
-	u64 now, delta;
+	u64 now;
 
 	if (!event->ctx)
 		return;
@@ -54,12 +45,7 @@ void perf_event_update_times(struct perf_event *event)
 		now = perf_cgroup_time(event);
 	else
 		now = perf_ctx_time_now(event->ctx);
-	delta = now - event->tstamp;
-	event->tstamp = now;
-	if (state >= PERF_EVENT_STATE_INACTIVE)
-		event->total_time_enabled += delta;
-	if (state == PERF_EVENT_STATE_ACTIVE)
-		event->total_time_running += delta;
+	perf_event_update_times_at(event, state, now);
 }
 
 void perf_event_set_state(struct perf_event *event,

@@ -71,8 +71,8 @@ void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr)
 {
 	struct hlist_head *head = this_cpu_ptr(&perf_swevent_lists[event_id]);
 	struct perf_event *event;
-
-	struct perf_sample_data data;
+	/* perf_sample_data_init() sets what is read without a sample_flags bit */
+	struct perf_sample_data data __uninitialized;
 
 	rcu_read_lock();
 	hlist_for_each_entry_rcu(event, head, hlist_entry) {
@@ -117,7 +117,7 @@ static enum hrtimer_restart perf_swclock_timer(struct hrtimer *timer)
 	struct perf_event *event = container_of(timer, struct perf_event,
 						hw.hrtimer);
 	struct hw_perf_event *hwc = &event->hw;
-	struct perf_sample_data data;
+	struct perf_sample_data data __uninitialized;
 	struct pt_regs *regs;
 	u64 period;
 
@@ -167,6 +167,7 @@ static void perf_swclock_init(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 
+	event->event_caps |= PERF_EV_CAP_SWCLOCK;
 	if (!is_sampling_event(event))
 		return;
 	/* a frequency is a period in time: no adjusting needed */
@@ -199,12 +200,28 @@ static int perf_swevent_event_init(struct perf_event *event)
 }
 
 /* the clocks: time on the PMU, read from the local clock */
-static void perf_swclock_update(struct perf_event *event)
+static void perf_swclock_add_to(struct perf_event *event, u64 now)
 {
-	u64 now = local_clock();
 	u64 prev = local64_xchg(&event->hw.prev_count, now);
 
 	local64_add(now - prev, &event->count);
+}
+
+static void perf_swclock_update(struct perf_event *event)
+{
+	perf_swclock_add_to(event, local_clock());
+}
+
+/**
+ * perf_swclock_read_at - pmu->read() of a clock event, as of @now
+ * @event: a cpu-clock or task-clock event (PERF_EV_CAP_SWCLOCK)
+ * @now: local_clock() just read by the caller for its own use: one
+ *	read of the clock, not two; IRQs off
+ */
+void perf_swclock_read_at(struct perf_event *event, u64 now)
+{
+	if (!(event->hw.state & PERF_HES_STOPPED))
+		perf_swclock_add_to(event, now);
 }
 
 static void perf_swevent_start(struct perf_event *event, int flags)

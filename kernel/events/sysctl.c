@@ -40,17 +40,19 @@ static u64 perf_sample_period_ns __read_mostly =
 	NSEC_PER_SEC / PERF_DEFAULT_MAX_SAMPLE_RATE;
 static int perf_samples_per_tick __read_mostly =
 	DIV_ROUND_UP(PERF_DEFAULT_MAX_SAMPLE_RATE, HZ);
-static u64 perf_sample_allowed_ns __read_mostly;
+u64 perf_sample_allowed_ns __read_mostly;
 
 static void perf_update_sample_limits(void)
 {
 	u64 period = NSEC_PER_SEC / sysctl_perf_event_sample_rate;
+	int pct = sysctl_perf_cpu_time_max_percent;
 
 	WRITE_ONCE(perf_sample_period_ns, period);
 	WRITE_ONCE(perf_samples_per_tick,
 		   DIV_ROUND_UP(sysctl_perf_event_sample_rate, HZ));
+	/* 0 and 100 both turn the dynamic limit off, as in 6.12 */
 	WRITE_ONCE(perf_sample_allowed_ns,
-		   period * sysctl_perf_cpu_time_max_percent / 100);
+		   pct == 100 ? 0 : max(period * pct / 100, (u64)!!pct));
 }
 
 /**

@@ -219,7 +219,23 @@ bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs);
 void x86_pmu_report(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs);
 void x86_perf_event_reloaded(struct perf_event *event, u64 period);
-void x86_pmu_lbr_read(void);
+void x86_pmu_lbr_take(struct cpu_hw_events *cpuc);
+
+/**
+ * x86_pmu_lbr_read - take this CPU's branch stack for the PMI's samples
+ *
+ * Called by the vendor's handle_irq before it lifts the freeze. The
+ * entries go straight into the per-CPU buffer the samples point to: a
+ * stack array would be zeroed on entry (INIT_STACK_ALL_ZERO), 768 bytes
+ * in every PMI. Inline: most PMIs have no branch stack to take.
+ */
+static inline void x86_pmu_lbr_read(void)
+{
+	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+
+	if (cpuc->lbr_users)
+		x86_pmu_lbr_take(cpuc);
+}
 void x86_pmu_clear_dirty(void);
 const struct x86_lbr_ops *x86_pmu_lbr(void);
 

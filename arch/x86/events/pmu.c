@@ -361,26 +361,24 @@ static bool x86_kernel_addr(u64 addr)
 }
 
 /**
- * x86_pmu_lbr_read - take this CPU's branch stack for the PMI's samples
+ * x86_pmu_lbr_take - x86_pmu_lbr_read() for a CPU with branch stack users
+ * @cpuc: this CPU's state
  *
- * Called by the vendor's handle_irq before it lifts the freeze. Applies
- * what the hardware filter cannot: without PERF_SAMPLE_BRANCH_KERNEL no
- * record with a kernel address (a return to user space starts in the
+ * Applies what the hardware filter cannot: without PERF_SAMPLE_BRANCH_KERNEL
+ * no record with a kernel address (a return to user space starts in the
  * kernel); the hardware's one "far" kind is split by direction, entries
  * into the kernel (syscall, interrupt) being calls and exits from it
  * (sysret, iret) returns; the NO_FLAGS / NO_CYCLES requests; and the
  * branch types (TYPE_SAVE) the hardware does not record.
  */
-void x86_pmu_lbr_read(void)
+void x86_pmu_lbr_take(struct cpu_hw_events *cpuc)
 {
-	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
 	struct perf_branch_stack *bs = (void *)this_cpu_ptr(x86_lbr_buf);
-	struct perf_branch_entry e[X86_LBR_MAX];
+	/* read in place: an entry kept never moves past one still unread */
+	struct perf_branch_entry *e = bs->entries;
 	u64 bst = cpuc->lbr_bst, hw_idx;
 	int i, n, nr = 0;
 
-	if (!cpuc->lbr_users)
-		return;
 	n = x86_ops->lbr->read(e, &hw_idx);
 	for (i = 0; i < n; i++) {
 		bool from_k = x86_kernel_addr(e[i].from);
@@ -406,7 +404,7 @@ void x86_pmu_lbr_read(void)
 			e[i].cycles = 0;
 		if (bst & PERF_SAMPLE_BRANCH_TYPE_SAVE)
 			e[i].type = x86_branch_type(e[i].from, e[i].to);
-		bs->entries[nr++] = e[i];
+		e[nr++] = e[i];
 	}
 	bs->nr = nr;
 	bs->hw_idx = hw_idx;
@@ -427,7 +425,8 @@ void x86_pmu_lbr_read(void)
  */
 bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs)
 {
-	struct perf_sample_data data;
+	/* perf_sample_data_init() sets what is read without a sample_flags bit */
+	struct perf_sample_data data __uninitialized;
 
 	x86_perf_event_update(event);
 	if (!x86_perf_event_set_period(event))
@@ -491,12 +490,13 @@ struct x86_pmu_pmi x86_pmu __read_mostly = {
 
 static int x86_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
 {
-	u64 start = sched_clock();
+	bool timed = perf_sample_time_limited();
+	u64 start = timed ? sched_clock() : 0;
 	int handled;
 
 	handled = x86_ops->handle_irq(regs);
 	this_cpu_write(x86_lbr_valid, false);
-	if (handled)
+	if (handled && timed)
 		perf_sample_event_took(sched_clock() - start);
 	return handled ? NMI_HANDLED : NMI_DONE;
 }

@@ -352,10 +352,14 @@ static u64 pebs_data_source(int kind, u64 dse)
 static void pebs_regs(struct pt_regs *regs, struct pt_regs *iregs,
 		      const struct pebs_record_fmt3 *r, int precise)
 {
-	if (iregs)
+	if (iregs) {
 		*regs = *iregs;
-	else
-		memset(regs, 0, sizeof(*regs));
+	} else {
+		/* the only fields the record does not give, cs and ss below */
+		regs->orig_ax = 0;
+		regs->csx = 0;
+		regs->ssx = 0;
+	}
 	regs->flags = r->flags & ~PERF_EFLAGS_EXACT;
 	regs->ip = r->ip;
 	if (precise > 1) {
@@ -399,8 +403,9 @@ static void pebs_sample(struct perf_event *event, int idx,
 	u64 period = this_cpu_read(pebs_period[idx]);
 	u64 type = event->attr.sample_type;
 	int kind = hwc->config_base & PEBS_KIND;
-	struct perf_sample_data data;
-	struct pt_regs regs;
+	/* both filled below: not zeroed first for every record */
+	struct perf_sample_data data __uninitialized;
+	struct pt_regs regs __uninitialized;
 
 	/* the counter ran from its last value to the wrap, then reloaded */
 	x86_perf_event_reloaded(event, period);

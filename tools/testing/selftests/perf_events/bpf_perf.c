@@ -1199,6 +1199,90 @@ TEST_F(bpf, stack_helpers_walk_perf_callchains)
 	close(stacks);
 }
 
+/*
+ * A PERF_EVENT program on page faults sampled with PERF_SAMPLE_CALLCHAIN:
+ * bpf_get_stackid() takes the sample's own callchain (made for the
+ * program before it runs), counts[0] its id for the last fault; and
+ * bpf_get_stack() copies it, counts[1] the bytes and counts[2] the first
+ * entry, the kernel context marker. The verdict 1 keeps each sample,
+ * whose record carries the same callchain.
+ */
+TEST_F(bpf, perf_event_program_reads_the_sample_callchain)
+{
+	struct prog p = { .n = 0 };
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	__u64 ips[127];
+	int stacks, fd, prog, n = 0;
+	struct pt_recs r;
+	struct pt_rb rb;
+	__u32 id;
+
+	stacks = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, sizeof(ips), 16);
+	ASSERT_LE(0, stacks) TH_LOG("stack map: %s", strerror(errno));
+	mov_reg(&p, R6, R1);
+	ld_map(&p, R2, stacks);
+	mov_imm(&p, R3, 0);
+	call(&p, BPF_FUNC_get_stackid);
+	mov_reg(&p, R7, R0);
+	store(&p, self->counts, 0, R7);
+	mov_reg(&p, R1, R6);
+	mov_reg(&p, R2, R10);
+	add_imm(&p, R2, -64);
+	mov_imm(&p, R3, 64);
+	mov_imm(&p, R4, 0);
+	call(&p, BPF_FUNC_get_stack);
+	mov_reg(&p, R7, R0);
+	store(&p, self->counts, 1, R7);
+	ldx64(&p, R7, R10, -64);
+	store(&p, self->counts, 2, R7);
+	ret(&p, 1);
+	prog = prog_load(BPF_PROG_TYPE_PERF_EVENT, &p);
+	ASSERT_LE(0, prog) TH_LOG("load: %s\n%s", strerror(errno),
+				   verifier_log);
+
+	fd = open_sw(PERF_COUNT_SW_PAGE_FAULTS, 1,
+		     PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 16));
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog))
+		TH_LOG("SET_BPF: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	pt_fault_pages(8);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+
+	id = slot(self->counts, 0);
+	ASSERT_GT(16, id) TH_LOG("stackid %lld", (long long)slot(self->counts, 0));
+	memset(ips, 0, sizeof(ips));
+	ASSERT_EQ(0, map_lookup(stacks, &id, ips));
+	/* the stack map keeps addresses only: the fault's kernel path */
+	EXPECT_LE(0xffff800000000000ULL, ips[0]);
+	EXPECT_GT((__u64)PERF_CONTEXT_MAX, ips[0]);
+	/* bpf_get_stack() copied whole entries, the first one a marker */
+	EXPECT_LE(8, (long long)slot(self->counts, 1));
+	EXPECT_EQ(0, (long long)slot(self->counts, 1) % 8);
+	EXPECT_EQ((__u64)PERF_CONTEXT_KERNEL, slot(self->counts, 2));
+
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	EXPECT_EQ(0, r.bad);
+	memset(&attr, 0, sizeof(attr));
+	attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+	pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
+		struct pt_sample s;
+
+		ASSERT_EQ(h->size - 8, pt_sample_parse(&attr, h, &s));
+		EXPECT_LE(2, s.nr_chain);
+		EXPECT_EQ((__u64)PERF_CONTEXT_KERNEL, s.chain[0]);
+		n++;
+	}
+	EXPECT_LE(8, n);
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(fd);
+	close(prog);
+	close(stacks);
+}
+
 /* ---- records of programs --------------------------------------------- */
 
 struct ksymbol_rec {
