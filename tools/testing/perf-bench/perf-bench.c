@@ -1107,7 +1107,7 @@ static void *ll_read(void *arg)
 }
 
 /* One run at @period: the loop, with the reader draining; 0 if lossless */
-static int ll_run(struct sampler *sp, int hw, uint64_t period, long samples,
+static int ll_run(struct sampler *sp, uint64_t period, long samples,
 		  double *ns, char *out, size_t out_len)
 {
 	struct ll_reader rd = { .sp = sp, .out = out, .out_len = out_len };
@@ -1127,20 +1127,12 @@ static int ll_run(struct sampler *sp, int hw, uint64_t period, long samples,
 	}
 	t0 = now_ns();
 	ioctl(sp->fd, PERF_EVENT_IOC_ENABLE, 0);
-	if (hw) {
-		insn_loop(period * samples / 2);
-	} else {
-		struct timespec ts;
-		uint64_t end;
-
-		/* task-clock: @samples periods of this task's time */
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-		end = ts.tv_sec * 1000000000ull + ts.tv_nsec + period * samples;
-		do {
-			insn_loop(1000);
-			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-		} while ((uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec < end);
-	}
+	/*
+	 * @samples periods of this task's user time: under icount an
+	 * instruction is a nanosecond, for task-clock as for the counter
+	 * (no system call in the loop, so no sample falls in the kernel)
+	 */
+	insn_loop(period * samples / 2);
 	ioctl(sp->fd, PERF_EVENT_IOC_DISABLE, 0);
 	ret = write(rd.stopfd, &one, sizeof(one)) == sizeof(one) ? 0 : -1;
 	pthread_join(th, NULL);
@@ -1228,8 +1220,7 @@ static int b_lossless(const struct metric *m, long iters, double *ns)
 
 		rep_begin();
 		for (k = 0; k < LL_RUNGS && lossy; k++, period *= 2) {
-			lossy = ll_run(&sp, m->hw, period, iters, &v, out,
-				       out_len);
+			lossy = ll_run(&sp, period, iters, &v, out, out_len);
 			if (lossy < 0)
 				goto out_close;
 		}
