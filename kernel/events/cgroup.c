@@ -185,13 +185,14 @@ static void perf_cgroup_switch(struct perf_cpu_context *cpuctx,
 }
 
 /**
- * perf_cgroup_sched_in - @task is now current on this CPU
+ * __perf_cgroup_sched_in - @task is now current on this CPU
+ * @task: the task
  *
  * Called from the scheduler hook with IRQs off, before @task's own
  * context goes in; and from the IPI that follows a running task into
  * another cgroup.
  */
-void perf_cgroup_sched_in(struct task_struct *task)
+void __perf_cgroup_sched_in(struct task_struct *task)
 {
 	struct perf_cpu_context *cpuctx = this_cpu_ptr(&perf_cpu_context);
 	struct perf_cgroup *next;

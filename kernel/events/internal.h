@@ -120,7 +120,14 @@ void perf_cgroup_update_time(struct perf_event_context *ctx, u64 now);
 u64 perf_cgroup_time(struct perf_event *event);
 u64 perf_cgroup_time_live(struct perf_event *event);
 bool perf_cgroup_match(struct perf_event *event);
-void perf_cgroup_sched_in(struct task_struct *task);
+void __perf_cgroup_sched_in(struct task_struct *task);
+
+/* the scheduler hook's part: inline, as most CPUs have no cgroup event */
+static inline void perf_cgroup_sched_in(struct task_struct *task)
+{
+	if (READ_ONCE(this_cpu_ptr(&perf_cpu_context)->nr_cgroups))
+		__perf_cgroup_sched_in(task);
+}
 void perf_cgroup_ctx_activate(struct perf_event_context *ctx, bool on);
 void perf_cgroup_event_link(struct perf_event_context *ctx, int delta);
 int perf_cgroup_connect(struct perf_event *event, int fd,
@@ -383,8 +390,17 @@ int perf_output_begin_lost(struct perf_output_handle *handle,
 /* records.c */
 void perf_event_output_lost(struct perf_output_handle *handle, u64 lost);
 void perf_log_throttle(struct perf_event *event, bool enable);
-void perf_event_switch(struct task_struct *task, struct task_struct *next,
-		       bool sched_in);
+void __perf_event_switch(struct task_struct *task, struct task_struct *next,
+			 bool sched_in);
+extern atomic_t perf_nr_switch_events;
+
+/* SWITCH records, if any event wants them: inline, as few do */
+static inline void perf_event_switch(struct task_struct *task,
+				     struct task_struct *next, bool sched_in)
+{
+	if (atomic_read(&perf_nr_switch_events))
+		__perf_event_switch(task, next, sched_in);
+}
 void perf_event_task_exit_record(struct task_struct *task);
 void perf_event_read_record(struct perf_event *child);
 void perf_sb_account(struct perf_event *event, int delta);

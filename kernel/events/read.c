@@ -396,8 +396,11 @@ void perf_event_times_now(struct perf_event *event, u64 *enabled,
 
 /**
  * perf_event_times_at - perf_event_times_now() as of @clock
+ * @event: the event
  * @clock: a perf_clock() value the caller has just read, for its own use
  *	too (the control page's time fields): one clock read, not two
+ * @enabled: where its time enabled goes
+ * @running: where its time running goes
  */
 void perf_event_times_at(struct perf_event *event, u64 clock, u64 *enabled,
 			 u64 *running)

@@ -29,7 +29,7 @@
 static atomic_t perf_nr_comm_events;
 static atomic_t perf_nr_mmap_events;
 static atomic_t perf_nr_task_events;
-static atomic_t perf_nr_switch_events;
+atomic_t perf_nr_switch_events;
 static atomic_t perf_nr_ns_events;
 static atomic_t perf_nr_ksymbol_events;
 static atomic_t perf_nr_cgroup_events;
@@ -544,8 +544,8 @@ static void perf_switch_one(struct perf_event *event, void *data)
  *
  * From the scheduler hooks, before the context's own lock is taken.
  */
-void perf_event_switch(struct task_struct *task, struct task_struct *other,
-		       bool sched_in)
+void __perf_event_switch(struct task_struct *task, struct task_struct *other,
+			 bool sched_in)
 {
 	struct perf_switch_info info = {
 		.other = other,
@@ -553,8 +553,6 @@ void perf_event_switch(struct task_struct *task, struct task_struct *other,
 		.preempt = !sched_in && task_is_running(task),
 	};
 
-	if (!atomic_read(&perf_nr_switch_events))
-		return;
 	perf_sb_iterate(perf_switch_one, &info, task);
 }
 
