@@ -396,8 +396,11 @@ static void raw_separate(int n, const __u64 *config, const __u64 *config1)
 			ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
 		loop();
 		regs(buf, sizeof(buf));
-		for (i = 0; i < n; i++)
-			ioctl(fd[i], PERF_EVENT_IOC_DISABLE, 0);
+		/*
+		 * read while all are enabled: once the first is disabled, a
+		 * switch back to this task (a tick's preemption) may give a
+		 * waiting event the register it freed
+		 */
 		for (i = 0; i < n; i++) {
 			unsigned long long v[2] = { 0, 0 };
 
@@ -405,6 +408,8 @@ static void raw_separate(int n, const __u64 *config, const __u64 *config1)
 				v[1] = 0;
 			ran[i] = v[1] ? 'y' : 'n';
 		}
+		for (i = 0; i < n; i++)
+			ioctl(fd[i], PERF_EVENT_IOC_DISABLE, 0);
 		out("%s: ok ran=%s%s", what, ran, buf);
 	}
 	for (i = 0; i < n; i++)
