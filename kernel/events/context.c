@@ -315,17 +315,6 @@ void *perf_ctx_task_data(struct perf_event_context *ctx)
 	return ctx->task_data;
 }
 
-/*
- * The task of active @ctx switches: its PMU that asked for it keeps what
- * it needs (sched_in false: before the events leave the PMU, true: after
- * they came back). ctx->lock held, IRQs off.
- */
-void perf_ctx_sched_task(struct perf_event_context *ctx, bool sched_in)
-{
-	if (ctx->nr_sched_cb && ctx->sched_cb_pmu->sched_task)
-		ctx->sched_cb_pmu->sched_task(ctx, sched_in);
-}
-
 /* Link an event into a context's lists. ctx->lock held. */
 void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 			       struct perf_event *event)

@@ -114,6 +114,9 @@ static inline u64 perf_clock(void)
 	return local_clock();
 }
 
+/* swevent.c: the instant a context switching on or off took its time at */
+DECLARE_PER_CPU(u64, perf_swclock_now);
+
 /* cgroup.c: cgroup events (PERF_FLAG_PID_CGROUP) */
 #ifdef CONFIG_CGROUP_PERF
 void perf_cgroup_update_time(struct perf_event_context *ctx, u64 now);
@@ -250,7 +253,17 @@ int perf_install_event(struct perf_event_context *ctx,
 void perf_remove_event(struct perf_event *event);
 int perf_ctx_prepare_task_data(struct perf_event_context *ctx,
 			       struct perf_event *event);
-void perf_ctx_sched_task(struct perf_event_context *ctx, bool sched_in);
+/*
+ * The task of active @ctx switches: its PMU that asked for it keeps what
+ * it needs (sched_in false: before the events leave the PMU, true: after
+ * they came back). ctx->lock held, IRQs off.
+ */
+static inline void perf_ctx_sched_task(struct perf_event_context *ctx,
+				       bool sched_in)
+{
+	if (ctx->nr_sched_cb && ctx->sched_cb_pmu->sched_task)
+		ctx->sched_cb_pmu->sched_task(ctx, sched_in);
+}
 void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 			       struct perf_event *event);
 void perf_ctx_del_event_locked(struct perf_event_context *ctx,
@@ -426,8 +439,18 @@ bool perf_swevent_is_clock(struct perf_event *event);
 /* swap.c */
 void perf_ctx_clone_mark(struct perf_event_context *parent_ctx,
 			 struct perf_event_context *child_ctx);
-bool perf_ctx_try_swap(struct perf_event_context *ctx,
-		       struct task_struct *prev, struct task_struct *next);
+bool __perf_ctx_try_swap(struct perf_event_context *ctx,
+			 struct task_struct *prev, struct task_struct *next);
+
+/* only a clone (clone_id set) can be equivalent to another context */
+static inline bool perf_ctx_try_swap(struct perf_event_context *ctx,
+				     struct task_struct *prev,
+				     struct task_struct *next)
+{
+	if (!READ_ONCE(ctx->clone_id))
+		return false;
+	return __perf_ctx_try_swap(ctx, prev, next);
+}
 void perf_ctx_unswap(struct task_struct *task);
 
 /* A change its clones would not see: it is no longer equivalent to them. */

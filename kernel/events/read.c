@@ -57,6 +57,16 @@ static u64 perf_event_own_count(struct perf_event *event)
 	return local64_read(&event->count) + atomic64_read(&event->child_count);
 }
 
+/* @event's times with those of its children that exited */
+static void perf_event_own_times(struct perf_event *event, u64 *enabled,
+				 u64 *running)
+{
+	*enabled = event->total_time_enabled +
+		   atomic64_read(&event->child_total_time_enabled);
+	*running = event->total_time_running +
+		   atomic64_read(&event->child_total_time_running);
+}
+
 /**
  * perf_event_total - the count of @event and all its inherited children
  * @enabled: if not NULL, the summed time enabled
@@ -71,10 +81,7 @@ u64 perf_event_total(struct perf_event *event, u64 *enabled, u64 *running)
 	u64 total, ena, run;
 
 	total = perf_event_own_count(event);
-	ena = event->total_time_enabled +
-	      atomic64_read(&event->child_total_time_enabled);
-	run = event->total_time_running +
-	      atomic64_read(&event->child_total_time_running);
+	perf_event_own_times(event, &ena, &run);
 
 	/* most events never had children: skip the lock on the read path */
 	if (list_empty_careful(&event->child_list))
@@ -131,6 +138,34 @@ size_t perf_read_size(struct perf_event *event)
 }
 
 /*
+ * The words a read() starts with, in @format: the value (or for
+ * PERF_FORMAT_GROUP the number of members), then the times
+ */
+static int perf_read_put_head(u64 *values, u64 format, u64 first,
+			      u64 enabled, u64 running)
+{
+	int n = 0;
+
+	values[n++] = first;
+	if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		values[n++] = enabled;
+	if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		values[n++] = running;
+	return n;
+}
+
+/* Append @event's id and lost count as @format asks for them. */
+static int perf_read_put_id_lost(u64 *values, int n, u64 format,
+				 struct perf_event *event)
+{
+	if (format & PERF_FORMAT_ID)
+		values[n++] = event->id;
+	if (format & PERF_FORMAT_LOST)
+		values[n++] = atomic64_read(&event->lost_samples);
+	return n;
+}
+
+/*
  * Append one member's value, id and lost count, in the layout of the
  * event being read (@format), whatever the member's own read_format.
  */
@@ -138,11 +173,7 @@ static int perf_read_put_entry(u64 *values, int n, u64 format,
 			       struct perf_event *event, u64 value)
 {
 	values[n++] = value;
-	if (format & PERF_FORMAT_ID)
-		values[n++] = event->id;
-	if (format & PERF_FORMAT_LOST)
-		values[n++] = atomic64_read(&event->lost_samples);
-	return n;
+	return perf_read_put_id_lost(values, n, format, event);
 }
 
 static int perf_read_fill(struct perf_event *event, u64 *values)
@@ -151,28 +182,17 @@ static int perf_read_fill(struct perf_event *event, u64 *values)
 	struct perf_event *leader = event->group_leader;
 	struct perf_event *sibling;
 	u64 enabled, running, value;
-	int n = 0, nr;
+	int n, nr;
 
 	if (!(format & PERF_FORMAT_GROUP)) {
 		value = perf_event_total(event, &enabled, &running);
-		values[n++] = value;
-		if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-			values[n++] = enabled;
-		if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-			values[n++] = running;
-		if (format & PERF_FORMAT_ID)
-			values[n++] = event->id;
-		if (format & PERF_FORMAT_LOST)
-			values[n++] = atomic64_read(&event->lost_samples);
-		return n;
+		n = perf_read_put_head(values, format, value, enabled, running);
+		return perf_read_put_id_lost(values, n, format, event);
 	}
 
 	value = perf_event_total(leader, &enabled, &running);
-	values[n++] = 1 + leader->nr_siblings;
-	if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-		values[n++] = enabled;
-	if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		values[n++] = running;
+	n = perf_read_put_head(values, format, 1 + leader->nr_siblings,
+			       enabled, running);
 	n = perf_read_put_entry(values, n, format, leader, value);
 	/* never more entries than perf_read_size() made room for */
 	nr = leader->nr_siblings;
@@ -217,6 +237,7 @@ static size_t perf_read_self(struct perf_event *event, u64 *values,
 	u64 format = event->attr.read_format;
 	struct perf_event *leader, *sibling;
 	struct perf_event_context *ctx;
+	u64 enabled, running;
 	unsigned long flags;
 	size_t size = 0;
 
@@ -228,25 +249,16 @@ static size_t perf_read_self(struct perf_event *event, u64 *values,
 	    ctx->active_cpu != smp_processor_id())
 		goto out;
 	if (!(format & PERF_FORMAT_GROUP)) {
-		int n = 0;
-
 		if (!list_empty(&event->child_list))
 			goto out;
 		perf_ctx_update_time(ctx);
 		perf_event_sync_fresh(ctx, event);
-		/* perf_read_fill()'s layout, inline for the common read */
-		values[n++] = perf_event_own_count(event);
-		if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-			values[n++] = event->total_time_enabled +
-				atomic64_read(&event->child_total_time_enabled);
-		if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-			values[n++] = event->total_time_running +
-				atomic64_read(&event->child_total_time_running);
-		if (format & PERF_FORMAT_ID)
-			values[n++] = event->id;
-		if (format & PERF_FORMAT_LOST)
-			values[n++] = atomic64_read(&event->lost_samples);
-		size = n * sizeof(u64);
+		perf_event_own_times(event, &enabled, &running);
+		size = perf_read_put_head(values, format,
+					  perf_event_own_count(event),
+					  enabled, running);
+		size = perf_read_put_id_lost(values, size, format, event);
+		size *= sizeof(u64);
 		goto out;
 	}
 	leader = event->group_leader;
@@ -257,14 +269,9 @@ static size_t perf_read_self(struct perf_event *event, u64 *values,
 			goto out;
 	perf_ctx_update_time(ctx);
 	perf_event_sync_fresh(ctx, leader);
-	values[0] = 1 + leader->nr_siblings;
-	size = 1;
-	if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-		values[size++] = leader->total_time_enabled +
-			atomic64_read(&leader->child_total_time_enabled);
-	if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		values[size++] = leader->total_time_running +
-			atomic64_read(&leader->child_total_time_running);
+	perf_event_own_times(leader, &enabled, &running);
+	size = perf_read_put_head(values, format, 1 + leader->nr_siblings,
+				  enabled, running);
 	size = perf_read_put_entry(values, size, format, leader,
 				   perf_event_own_count(leader));
 	for_each_sibling_event(sibling, leader) {

@@ -85,6 +85,20 @@ bool perf_event_filter_match(struct perf_event *event)
 	return true;
 }
 
+/*
+ * perf_event_filter_match() without the call for the common event: any
+ * CPU, a PMU of every CPU, no cgroup
+ */
+static __always_inline bool perf_event_may_count_here(struct perf_event *event)
+{
+	struct pmu *pmu = event->pmu;
+
+	if (likely(event->cpu == -1 && !pmu->supported_cpus && !pmu->filter &&
+		   !perf_event_is_cgroup(event)))
+		return true;
+	return perf_event_filter_match(event);
+}
+
 static bool perf_group_is_software(struct perf_event *leader)
 {
 	struct perf_event *sibling;
@@ -113,26 +127,36 @@ static struct pmu *perf_group_pmu(struct perf_event *leader)
 	return leader->pmu;
 }
 
-/**
- * perf_event_sched_in - put one event on its PMU
- *
- * Returns 0 when the event is now counting or has no reason to (not
- * enabled, wrong CPU), or the PMU's error when it did not fit.
+/*
+ * An event going on or off its PMU: its times up to now under the old
+ * state, then the new one. ACTIVE and INACTIVE are both above OFF, so a
+ * leader's members keep their effective state (perf_event_set_state()).
  */
-int perf_event_sched_in(struct perf_event_context *ctx,
-			struct perf_event *event)
+static __always_inline void perf_event_flip_state(struct perf_event_context *ctx,
+						  struct perf_event *event,
+						  enum perf_event_state state)
+{
+	u64 now;
+
+	if (perf_event_is_cgroup(event))
+		now = perf_cgroup_time(event);
+	else
+		now = perf_ctx_time_now(ctx);
+	perf_event_update_times_at(event, perf_event_effective_state(event),
+				   now);
+	event->state = state;
+}
+
+/* perf_event_sched_in() of an INACTIVE event that may count here */
+static __always_inline int __perf_event_sched_in(struct perf_event_context *ctx,
+				 struct perf_event *event)
 {
 	int err;
 
-	if (event->state != PERF_EVENT_STATE_INACTIVE)
-		return 0;
-	if (!perf_event_filter_match(event))
-		return 0;
-
-	perf_event_set_state(event, PERF_EVENT_STATE_ACTIVE);
+	perf_event_flip_state(ctx, event, PERF_EVENT_STATE_ACTIVE);
 	event->oncpu = smp_processor_id();
 	err = event->pmu->add(event, PERF_EF_START);
-	if (err) {
+	if (unlikely(err)) {
 		/* never ran: no running time to account */
 		event->state = PERF_EVENT_STATE_INACTIVE;
 		event->oncpu = -1;
@@ -146,20 +170,42 @@ int perf_event_sched_in(struct perf_event_context *ctx,
 	return 0;
 }
 
-void perf_event_sched_out(struct perf_event_context *ctx,
-			  struct perf_event *event)
+/**
+ * perf_event_sched_in - put one event on its PMU
+ *
+ * Returns 0 when the event is now counting or has no reason to (not
+ * enabled, wrong CPU), or the PMU's error when it did not fit.
+ */
+int perf_event_sched_in(struct perf_event_context *ctx,
+			struct perf_event *event)
+{
+	if (event->state != PERF_EVENT_STATE_INACTIVE)
+		return 0;
+	if (!perf_event_may_count_here(event))
+		return 0;
+	return __perf_event_sched_in(ctx, event);
+}
+
+static __always_inline void __perf_event_sched_out(struct perf_event_context *ctx,
+						   struct perf_event *event)
 {
 	if (event->state != PERF_EVENT_STATE_ACTIVE)
 		return;
 
 	event->pmu->del(event, 0);
-	perf_event_set_state(event, PERF_EVENT_STATE_INACTIVE);
+	perf_event_flip_state(ctx, event, PERF_EVENT_STATE_INACTIVE);
 	event->oncpu = -1;
 	ctx->nr_active--;
 	if (!is_software_event(event))
 		ctx->nr_active_hw--;
 	if (rcu_access_pointer(event->rb))
 		perf_event_update_userpage(event);
+}
+
+void perf_event_sched_out(struct perf_event_context *ctx,
+			  struct perf_event *event)
+{
+	__perf_event_sched_out(ctx, event);
 }
 
 /* A flexible group of @pmu did not fit: multiplex at @pmu's interval. */
@@ -195,14 +241,15 @@ static void perf_ctx_need_rotation(struct perf_event_context *ctx,
 int perf_group_sched_in(struct perf_event_context *ctx,
 			struct perf_event *leader)
 {
-	struct pmu *pmu = leader->pmu, *hw = perf_group_pmu(leader);
+	struct pmu *pmu = leader->pmu, *hw = NULL;
 	struct perf_event *sibling, *failed = NULL;
 	bool hold = !list_empty(&leader->sibling_list);
+	bool software;
 	int err;
 
 	if (leader->state != PERF_EVENT_STATE_INACTIVE)
 		return 0;
-	if (!perf_event_filter_match(leader))
+	if (!perf_event_may_count_here(leader))
 		return 0;
 
 	/*
@@ -210,9 +257,10 @@ int perf_group_sched_in(struct perf_event_context *ctx,
 	 * on only when no other hardware event is on, and keeps the others
 	 * off. Software-only groups cost no hardware and always go on.
 	 */
-	if (!perf_group_is_software(leader) &&
-	    (ctx->exclusive_leader ||
-	     (leader->attr.exclusive && ctx->nr_active_hw))) {
+	software = hold ? perf_group_is_software(leader) :
+			  is_software_event(leader);
+	if (!software && (ctx->exclusive_leader ||
+			  (leader->attr.exclusive && ctx->nr_active_hw))) {
 		err = -EBUSY;
 		goto fail_busy;
 	}
@@ -223,12 +271,14 @@ int perf_group_sched_in(struct perf_event_context *ctx,
 	 * stock kernel (an event alone needs no hold: a context switch
 	 * puts every group on, and the hold costs the PMU's registers)
 	 */
-	if (hold)
+	if (hold) {
+		hw = perf_group_pmu(leader);
 		perf_pmu_disable(hw);
+	}
 	if (pmu->start_txn)
 		pmu->start_txn(pmu, PERF_PMU_TXN_ADD);
 
-	err = perf_event_sched_in(ctx, leader);
+	err = __perf_event_sched_in(ctx, leader);
 	if (err)
 		goto fail_leader;
 
@@ -247,7 +297,7 @@ int perf_group_sched_in(struct perf_event_context *ctx,
 	}
 	if (hold)
 		perf_pmu_enable(hw);
-	if (leader->attr.exclusive && !perf_group_is_software(leader))
+	if (leader->attr.exclusive && !software)
 		ctx->exclusive_leader = leader;
 	return 0;
 
@@ -271,12 +321,12 @@ fail_busy:
 	return err;
 }
 
-void perf_group_sched_out(struct perf_event_context *ctx,
-			  struct perf_event *leader)
+static __always_inline void __perf_group_sched_out(struct perf_event_context *ctx,
+						   struct perf_event *leader)
 {
 	bool hold = leader->state == PERF_EVENT_STATE_ACTIVE &&
 		    !list_empty(&leader->sibling_list);
-	struct pmu *hw = perf_group_pmu(leader);
+	struct pmu *hw = hold ? perf_group_pmu(leader) : NULL;
 	struct perf_event *sibling;
 
 	if (ctx->exclusive_leader == leader)
@@ -289,10 +339,16 @@ void perf_group_sched_out(struct perf_event_context *ctx,
 	if (hold)
 		perf_pmu_disable(hw);
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
-		perf_event_sched_out(ctx, sibling);
-	perf_event_sched_out(ctx, leader);
+		__perf_event_sched_out(ctx, sibling);
+	__perf_event_sched_out(ctx, leader);
 	if (hold)
 		perf_pmu_enable(hw);
+}
+
+void perf_group_sched_out(struct perf_event_context *ctx,
+			  struct perf_event *leader)
+{
+	__perf_group_sched_out(ctx, leader);
 }
 
 /*
@@ -300,7 +356,7 @@ void perf_group_sched_out(struct perf_event_context *ctx,
  * groups first, because they must always count, then flexible ones in
  * list order (rotation changes the order).
  */
-void perf_ctx_sched_in(struct perf_event_context *ctx)
+static __always_inline void __perf_ctx_sched_in(struct perf_event_context *ctx)
 {
 	struct perf_event *leader;
 
@@ -308,6 +364,11 @@ void perf_ctx_sched_in(struct perf_event_context *ctx)
 		perf_group_sched_in(ctx, leader);
 	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
 		perf_group_sched_in(ctx, leader);
+}
+
+void perf_ctx_sched_in(struct perf_event_context *ctx)
+{
+	__perf_ctx_sched_in(ctx);
 }
 
 /*
@@ -325,7 +386,7 @@ static void perf_task_ctx_repack(struct perf_event_context *ctx)
 	struct perf_event *leader;
 
 	if (list_empty(&ctx->pinned_groups)) {
-		perf_ctx_sched_in(ctx);
+		__perf_ctx_sched_in(ctx);
 		return;
 	}
 	raw_spin_lock_nested(&cctx->lock, SINGLE_DEPTH_NESTING);
@@ -372,6 +433,7 @@ static void perf_ctx_activate(struct perf_event_context *ctx)
 	ctx->is_active = true;
 	ctx->active_cpu = smp_processor_id();
 	ctx->timestamp = perf_clock();
+	__this_cpu_write(perf_swclock_now, ctx->timestamp);
 	if (ctx->task) {
 		this_cpu_write(perf_cpu_context.task_ctx, ctx);
 		perf_task_ctx_repack(ctx);
@@ -379,6 +441,7 @@ static void perf_ctx_activate(struct perf_event_context *ctx)
 		perf_cgroup_ctx_activate(ctx, true);
 		perf_ctx_sched_in(ctx);
 	}
+	__this_cpu_write(perf_swclock_now, 0);
 }
 
 /* Take every group of @ctx off the PMUs and stop its clock. */
@@ -389,10 +452,12 @@ void perf_ctx_sched_out(struct perf_event_context *ctx)
 	if (!ctx->is_active)
 		return;
 	perf_ctx_update_time(ctx);
+	__this_cpu_write(perf_swclock_now, ctx->timestamp);
 	list_for_each_entry(leader, &ctx->pinned_groups, group_entry)
-		perf_group_sched_out(ctx, leader);
+		__perf_group_sched_out(ctx, leader);
 	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
-		perf_group_sched_out(ctx, leader);
+		__perf_group_sched_out(ctx, leader);
+	__this_cpu_write(perf_swclock_now, 0);
 	/* the next schedule-in finds out afresh, at the intervals then */
 	ctx->rotate_necessary = false;
 	ctx->is_active = false;

@@ -130,14 +130,14 @@ static void perf_ctx_exchange(struct perf_event_context *a,
 }
 
 /**
- * perf_ctx_try_swap - hand @prev's active context @ctx over to @next
+ * __perf_ctx_try_swap - hand @prev's active context @ctx over to @next
  *
  * From __perf_event_task_sched_out(), IRQs off, runqueue lock held.
  * Returns true when @ctx stays on the PMUs, now counting for @next, and
  * @prev holds @next's context (inactive).
  */
-bool perf_ctx_try_swap(struct perf_event_context *ctx,
-		       struct task_struct *prev, struct task_struct *next)
+bool __perf_ctx_try_swap(struct perf_event_context *ctx,
+			 struct task_struct *prev, struct task_struct *next)
 {
 	struct perf_event_context *other;
 	bool swapped = false;

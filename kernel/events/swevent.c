@@ -199,6 +199,21 @@ static int perf_swevent_event_init(struct perf_event *event)
 	return 0;
 }
 
+/*
+ * While a whole context goes on or off this CPU (perf_ctx_activate(),
+ * perf_ctx_sched_out()), the clock its time was just taken from; 0
+ * otherwise. Its clock events start and stop at that instant, in step
+ * with their time_running, without a read of the clock each.
+ */
+DEFINE_PER_CPU(u64, perf_swclock_now);
+
+static u64 perf_swclock_clock(void)
+{
+	u64 now = __this_cpu_read(perf_swclock_now);
+
+	return now ? now : local_clock();
+}
+
 /* the clocks: time on the PMU, read from the local clock */
 static void perf_swclock_add_to(struct perf_event *event, u64 now)
 {
@@ -209,7 +224,7 @@ static void perf_swclock_add_to(struct perf_event *event, u64 now)
 
 static void perf_swclock_update(struct perf_event *event)
 {
-	perf_swclock_add_to(event, local_clock());
+	perf_swclock_add_to(event, perf_swclock_clock());
 }
 
 /**
@@ -228,7 +243,7 @@ static void perf_swevent_start(struct perf_event *event, int flags)
 {
 	event->hw.state = 0;
 	if (perf_sw_kind(event) == PERF_SW_CLOCK) {
-		local64_set(&event->hw.prev_count, local_clock());
+		local64_set(&event->hw.prev_count, perf_swclock_clock());
 		perf_swclock_timer_start(event);
 	}
 }

@@ -1141,6 +1141,33 @@ TEST_F(bpf, perf_event_read_errnos)
 /* ---- stacks ---------------------------------------------------------- */
 
 /*
+ * With the program's context in R6: bpf_get_stackid(ctx, @stacks,
+ * @stackid_flags) into counts[0], bpf_get_stack() of the user stack into
+ * 64 bytes of the program's stack, its return into counts[1] and the
+ * first entry into counts[2]
+ */
+static void emit_stack_calls(struct prog *p, int stacks, int counts,
+			     __s32 stackid_flags)
+{
+	mov_reg(p, R1, R6);
+	ld_map(p, R2, stacks);
+	mov_imm(p, R3, stackid_flags);
+	call(p, BPF_FUNC_get_stackid);
+	mov_reg(p, R7, R0);
+	store(p, counts, 0, R7);
+	mov_reg(p, R1, R6);
+	mov_reg(p, R2, R10);
+	add_imm(p, R2, -64);
+	mov_imm(p, R3, 64);
+	mov_imm(p, R4, BPF_F_USER_STACK);
+	call(p, BPF_FUNC_get_stack);
+	mov_reg(p, R7, R0);
+	store(p, counts, 1, R7);
+	ldx64(p, R7, R10, -64);
+	store(p, counts, 2, R7);
+}
+
+/*
  * A static tracepoint's program (signal_generate, in kill()) takes the
  * kernel stack with bpf_get_stackid() (counts[0]) and the user stack
  * with bpf_get_stack() (counts[1] its return, counts[2] the first
@@ -1156,22 +1183,7 @@ TEST_F(bpf, stack_helpers_walk_perf_callchains)
 	stacks = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, sizeof(ips), 16);
 	ASSERT_LE(0, stacks) TH_LOG("stack map: %s", strerror(errno));
 	other = only_us(&p);
-	mov_reg(&p, R1, R6);
-	ld_map(&p, R2, stacks);
-	mov_imm(&p, R3, 0);
-	call(&p, BPF_FUNC_get_stackid);
-	mov_reg(&p, R7, R0);
-	store(&p, self->counts, 0, R7);
-	mov_reg(&p, R1, R6);
-	mov_reg(&p, R2, R10);
-	add_imm(&p, R2, -64);
-	mov_imm(&p, R3, 64);
-	mov_imm(&p, R4, BPF_F_USER_STACK);
-	call(&p, BPF_FUNC_get_stack);
-	mov_reg(&p, R7, R0);
-	store(&p, self->counts, 1, R7);
-	ldx64(&p, R7, R10, -64);
-	store(&p, self->counts, 2, R7);
+	emit_stack_calls(&p, stacks, self->counts, 0);
 	land(&p, other);
 	ret(&p, 1);
 	prog = prog_load(BPF_PROG_TYPE_TRACEPOINT, &p);
@@ -1222,21 +1234,7 @@ TEST_F(bpf, perf_event_program_reads_the_sample_callchain)
 	stacks = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, sizeof(ips), 16);
 	ASSERT_LE(0, stacks) TH_LOG("stack map: %s", strerror(errno));
 	mov_reg(&p, R6, R1);
-	ld_map(&p, R2, stacks);
-	mov_imm(&p, R3, BPF_F_USER_STACK);
-	call(&p, BPF_FUNC_get_stackid);
-	mov_reg(&p, R7, R0);
-	store(&p, self->counts, 0, R7);
-	mov_reg(&p, R1, R6);
-	mov_reg(&p, R2, R10);
-	add_imm(&p, R2, -64);
-	mov_imm(&p, R3, 64);
-	mov_imm(&p, R4, BPF_F_USER_STACK);
-	call(&p, BPF_FUNC_get_stack);
-	mov_reg(&p, R7, R0);
-	store(&p, self->counts, 1, R7);
-	ldx64(&p, R7, R10, -64);
-	store(&p, self->counts, 2, R7);
+	emit_stack_calls(&p, stacks, self->counts, BPF_F_USER_STACK);
 	ret(&p, 1);
 	prog = prog_load(BPF_PROG_TYPE_PERF_EVENT, &p);
 	ASSERT_LE(0, prog) TH_LOG("load: %s\n%s", strerror(errno),
