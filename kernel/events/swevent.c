@@ -66,6 +66,10 @@ static bool perf_swevent_excluded(struct perf_event *event,
 
 /**
  * ___perf_sw_event - count a software event; preemption must be off
+ * @event_id: the PERF_COUNT_SW_* kind
+ * @nr: the number of occurrences
+ * @regs: the registers of the hit, for samples
+ * @addr: the sample's address (PERF_SAMPLE_ADDR)
  */
 void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr)
 {
@@ -90,6 +94,10 @@ void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr)
 
 /**
  * __perf_sw_event - count a software event from any context
+ * @event_id: the PERF_COUNT_SW_* kind
+ * @nr: the number of occurrences
+ * @regs: the registers of the hit, for samples
+ * @addr: the sample's address (PERF_SAMPLE_ADDR)
  */
 void __perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr)
 {
@@ -214,11 +222,21 @@ static u64 perf_swclock_clock(void)
 	return now ? now : local_clock();
 }
 
-/* the clocks: time on the PMU, read from the local clock */
+/*
+ * The clocks: time on the PMU, read from the local clock. @now may be
+ * behind prev_count: an NMI that read the event just before the
+ * caller's instant came into perf_swclock_now took the clock a little
+ * later. That time is counted already; a count never goes back.
+ */
 static void perf_swclock_add_to(struct perf_event *event, u64 now)
 {
-	u64 prev = local64_xchg(&event->hw.prev_count, now);
+	u64 prev;
 
+	do {
+		prev = local64_read(&event->hw.prev_count);
+		if ((s64)(now - prev) <= 0)
+			return;
+	} while (local64_cmpxchg(&event->hw.prev_count, prev, now) != prev);
 	local64_add(now - prev, &event->count);
 }
 
@@ -319,6 +337,7 @@ static int perf_swclock_alias_init(struct perf_event *event)
 
 /**
  * perf_swevent_is_clock - is @event cpu-clock or task-clock?
+ * @event: the event
  *
  * Opened as a software event or through the clocks' own types.
  */
