@@ -160,6 +160,7 @@ static struct bpf_prog *perf_event_detach_bpf_locked(struct perf_event *event)
 
 /**
  * perf_event_free_bpf_prog - detach @event's program and drop it
+ * @event: the event whose program is detached
  *
  * For the release of a perf link and for the event's own free. A
  * program running in an overflow at this moment finishes: the program
@@ -181,6 +182,8 @@ void perf_event_free_bpf_prog(struct perf_event *event)
 
 /**
  * perf_event_inherit_bpf_prog - an inherited copy runs its parent's program
+ * @child: the inherited copy
+ * @parent: the event it was copied from
  *
  * Only PERF_EVENT programs: a tracing event's program is its trace
  * event's, which runs for every copy already.
@@ -203,6 +206,8 @@ void perf_event_inherit_bpf_prog(struct perf_event *child,
 
 /**
  * perf_event_ioctl_set_bpf - PERF_EVENT_IOC_SET_BPF: attach program @fd
+ * @event: the event the program is attached to
+ * @fd: file descriptor of the BPF program
  */
 int perf_event_ioctl_set_bpf(struct perf_event *event, u32 fd)
 {
@@ -220,6 +225,8 @@ int perf_event_ioctl_set_bpf(struct perf_event *event, u32 fd)
 
 /**
  * perf_event_ioctl_query_bpf - PERF_EVENT_IOC_QUERY_BPF
+ * @event: the tracepoint event asked about
+ * @info: user's struct perf_event_query_bpf
  *
  * The ids of the programs of a tracepoint event's trace event, which
  * are all programs that see its hits, whoever attached them

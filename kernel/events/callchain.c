@@ -94,6 +94,7 @@ static int __perf_callchain_get(u32 max_stack)
 
 /**
  * perf_callchain_get - make sure callchain buffers exist for @event
+ * @event: the event that samples callchains
  */
 int perf_callchain_get(struct perf_event *event)
 {
@@ -127,6 +128,7 @@ void perf_callchain_put(struct perf_event *event)
 
 /**
  * get_callchain_buffers - callchain buffers for a BPF user
+ * @max_stack: the deepest chain the user asks for
  */
 int get_callchain_buffers(int max_stack)
 {
@@ -196,6 +198,7 @@ struct perf_callchain_entry *get_callchain_entry(int *rctx)
 
 /**
  * put_callchain_entry - done building in the entry of level @rctx
+ * @rctx: the context level get_callchain_entry() gave
  *
  * The chain stays readable until the level builds another one.
  */
@@ -255,6 +258,9 @@ static void perf_callchain_walk(struct perf_callchain_entry *entry,
 
 /**
  * get_perf_callchain - the kernel and/or user callchain at @regs, for BPF
+ * @regs: the registers to start the walk from
+ * @kernel: include the kernel part
+ * @user: include the user part
  * @max_stack: at most this many addresses (capped by the buffers' size)
  * @crosstask: @regs belong to another task: no user part
  * @add_mark: put PERF_CONTEXT_KERNEL/USER markers before each part
@@ -280,6 +286,8 @@ get_perf_callchain(struct pt_regs *regs, bool kernel, bool user,
 
 /**
  * perf_callchain - the callchain of a sample of @event at @regs
+ * @event: the sampling event
+ * @regs: the registers of the sample
  *
  * Valid until the sample is written; NULL when there is no buffer.
  * Called with preemption (or interrupts) off.

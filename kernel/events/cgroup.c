@@ -95,6 +95,8 @@ static void perf_cgroup_clocks_set(struct perf_cgroup *cgrp, int cpu,
 
 /**
  * perf_cgroup_update_time - a CPU context's clock was brought to @now
+ * @ctx: the CPU context
+ * @now: its new timestamp
  *
  * The clocks of the cgroups active on its CPU follow, at the same instant,
  * so that a cgroup event and the CPU's other events agree.
@@ -122,6 +124,7 @@ static void perf_cgroup_set(struct perf_cpu_context *cpuctx,
 
 /**
  * perf_cgroup_time - the clock a cgroup event's times follow
+ * @event: a cgroup event
  *
  * As of the last update of its CPU context (ctx->lock held), like
  * perf_ctx_time_now().
@@ -133,6 +136,7 @@ u64 perf_cgroup_time(struct perf_event *event)
 
 /**
  * perf_cgroup_time_live - the same, as of now, without locks
+ * @event: a cgroup event
  *
  * For samples and the control page (interrupt and NMI context).
  */
@@ -149,6 +153,7 @@ u64 perf_cgroup_time_live(struct perf_event *event)
 
 /**
  * perf_cgroup_match - may cgroup event @event count on this CPU now?
+ * @event: a cgroup event
  *
  * While the current task's cgroup is the event's or below it.
  */
@@ -210,6 +215,8 @@ void __perf_cgroup_sched_in(struct task_struct *task)
 
 /**
  * perf_cgroup_ctx_activate - the CPU context of this CPU goes live
+ * @ctx: this CPU's CPU context, whose lock is held
+ * @on: true when it goes live, false when it stops
  *
  * Or stops (@on false: the CPU goes down), and the clocks of its
  * cgroups with it, at the context's timestamp.
@@ -278,6 +285,7 @@ int perf_cgroup_connect(struct perf_event *event, int fd,
 
 /**
  * perf_cgroup_detach - @event, being freed, lets go of its cgroup
+ * @event: the event being freed
  */
 void perf_cgroup_detach(struct perf_event *event)
 {

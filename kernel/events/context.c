@@ -38,6 +38,8 @@ static void perf_ctx_init(struct perf_event_context *ctx,
 
 /**
  * perf_ctx_alloc - a new, empty context for @task (or CPU @cpu)
+ * @task: the task it is for, or NULL for a CPU context
+ * @cpu: the CPU of a CPU context, -1 for a task's
  */
 struct perf_event_context *perf_ctx_alloc(struct task_struct *task, int cpu)
 {
@@ -116,6 +118,8 @@ void __init perf_cpu_contexts_init(void)
 
 /**
  * perf_find_get_context - the context an event for (@task, @cpu) joins
+ * @task: the task monitored, or NULL for a CPU-wide event
+ * @cpu: the CPU, for a CPU-wide event
  *
  * Creates the task's context on first use. Returns it with a reference
  * held, or an ERR_PTR: -ESRCH when the task is exiting, -ENODEV for an
@@ -204,11 +208,15 @@ static void perf_remote_call_fn(void *data)
 
 /**
  * perf_ctx_call - run @fn on @ctx where it is live, with ctx->lock held
+ * @ctx: the context
+ * @fn: the function to run
+ * @info: passed to @fn
  *
  * @fn runs with IRQs off: on the CPU where the context is active, or on
  * this CPU if the context is not active anywhere. The context of a task
- * that is running is made active first, so @fn can start events at once. Must be called from
- * process context; the caller normally holds ctx->mutex.
+ * that is running is made active first, so @fn can start events at once.
+ * Must be called from process context; the caller normally holds
+ * ctx->mutex.
  */
 int perf_ctx_call(struct perf_event_context *ctx, perf_ctx_fn fn, void *info)
 {
@@ -427,6 +435,7 @@ void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 
 /**
  * perf_event_ctx_lock - lock the context @event is in, and return it
+ * @event: the event
  *
  * An event of a CPU-wide device PMU may move to another CPU's context
  * (perf_pmu_migrate_context()), which changes event->ctx under both
@@ -478,6 +487,8 @@ static int __perf_install_event(struct perf_event_context *ctx, void *info)
 
 /**
  * perf_install_event - add @event to @ctx and start it if it should run
+ * @ctx: the context, with a reference held by the caller
+ * @event: the new event
  *
  * Takes ownership of the caller's context reference on success.
  * ctx->mutex must be held. Returns -ESRCH if the task has exited.
@@ -518,6 +529,7 @@ static int __perf_remove_event(struct perf_event_context *ctx, void *info)
 
 /**
  * perf_remove_event - take @event off its context
+ * @event: the event
  *
  * ctx->mutex must be held. The event keeps its count and times, and its
  * context reference, which the caller drops.

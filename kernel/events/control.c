@@ -13,6 +13,8 @@
 
 /**
  * perf_event_enable_locked - move an event from OFF (or ERROR) to enabled
+ * @ctx: the event's context, whose lock is held
+ * @event: the event
  *
  * ctx->lock held, on the context's CPU, context time already updated.
  * Starts it if its group is live.
@@ -195,6 +197,8 @@ static int __perf_event_period(struct perf_event_context *ctx, void *info)
 
 /**
  * perf_event_ctl_period - set a new sample period (or frequency)
+ * @event: a sampling event
+ * @value: the new period, or frequency when attr.freq is set
  *
  * Only sampling events have one. In frequency mode the value is a rate
  * bounded by perf_event_max_sample_rate.
@@ -272,6 +276,7 @@ void perf_event_group_unlock(struct perf_event_context *ctx,
 
 /**
  * perf_event_enable - enable an in-kernel event
+ * @event: the event
  */
 void perf_event_enable(struct perf_event *event)
 {
@@ -281,6 +286,7 @@ EXPORT_SYMBOL_GPL(perf_event_enable);
 
 /**
  * perf_event_disable - disable an in-kernel event; may sleep
+ * @event: the event
  */
 void perf_event_disable(struct perf_event *event)
 {
@@ -290,6 +296,7 @@ EXPORT_SYMBOL_GPL(perf_event_disable);
 
 /**
  * perf_event_disable_local - disable an event of this CPU's live context
+ * @event: the event
  *
  * For callers already on the right CPU with IRQs off (overflow handlers).
  */
@@ -312,6 +319,8 @@ void perf_event_disable_local(struct perf_event *event)
 
 /**
  * perf_event_period - change the period of an in-kernel sampling event
+ * @event: the event
+ * @value: the new period (or frequency)
  */
 int perf_event_period(struct perf_event *event, u64 value)
 {

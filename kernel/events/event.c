@@ -249,6 +249,7 @@ static void perf_event_free_rcu(struct rcu_head *head)
 
 /**
  * perf_event_free - release everything an unlinked event holds
+ * @event: the event
  *
  * The event must be off every context list. Process context only.
  */

@@ -90,6 +90,8 @@ static int perf_ioctl_set_output(struct perf_event *event, int output_fd)
 
 /**
  * perf_event_set_output - SET_OUTPUT (or PERF_FLAG_FD_OUTPUT) to @output
+ * @event: the event whose records are redirected
+ * @output: the event whose buffer receives them
  */
 int perf_event_set_output(struct perf_event *event, struct perf_event *output)
 {
@@ -230,6 +232,7 @@ const struct file_operations perf_fops = {
 
 /**
  * perf_get_event - the event behind a perf fd's file
+ * @file: the file
  */
 struct perf_event *perf_get_event(struct file *file)
 {
@@ -240,6 +243,7 @@ struct perf_event *perf_get_event(struct file *file)
 
 /**
  * perf_event_get - the file of perf fd @fd, with a reference
+ * @fd: the file descriptor
  *
  * For BPF (perf event arrays, perf links). Return: the file, to be put
  * with fput(), or ERR_PTR(-EBADF) when @fd is not a perf event.
@@ -259,6 +263,7 @@ struct file *perf_event_get(unsigned int fd)
 
 /**
  * perf_event_attrs - an event's configuration, for in-kernel users
+ * @event: the event
  */
 const struct perf_event_attr *perf_event_attrs(struct perf_event *event)
 {
@@ -269,6 +274,9 @@ const struct perf_event_attr *perf_event_attrs(struct perf_event *event)
 
 /**
  * perf_event_read_value - an event's total count and times; may sleep
+ * @event: the event
+ * @enabled: if not NULL, where its total time enabled goes
+ * @running: if not NULL, where its total time running goes
  */
 u64 perf_event_read_value(struct perf_event *event, u64 *enabled,
 			  u64 *running)
@@ -347,6 +355,7 @@ out:
 
 /**
  * perf_event_pause - stop or restart an in-kernel counter, for KVM
+ * @event: the event
  * @reset: zero the count, returning the count it had
  */
 u64 perf_event_pause(struct perf_event *event, bool reset)
@@ -363,6 +372,8 @@ EXPORT_SYMBOL_GPL(perf_event_pause);
 
 /**
  * perf_event_refresh - enable a sampling event for @refresh more overflows
+ * @event: the event
+ * @refresh: the number of overflows, > 0
  */
 int perf_event_refresh(struct perf_event *event, int refresh)
 {

@@ -159,6 +159,7 @@ static int bp_account(struct perf_event *bp, int delta, bool check)
 
 /**
  * reserve_bp_slot - take a debug register slot for @bp
+ * @bp: the breakpoint event
  *
  * Fails with -ENOSPC when some CPU @bp could be on would then need more
  * than HBP_NUM registers. Process context.
@@ -175,6 +176,7 @@ int reserve_bp_slot(struct perf_event *bp)
 
 /**
  * release_bp_slot - give back the slot reserve_bp_slot() took for @bp
+ * @bp: the breakpoint event
  */
 void release_bp_slot(struct perf_event *bp)
 {
@@ -536,6 +538,7 @@ EXPORT_SYMBOL_GPL(register_wide_hw_breakpoint);
 
 /**
  * unregister_hw_breakpoint - remove and free a breakpoint; NULL is fine
+ * @bp: the breakpoint, or NULL
  *
  * May sleep.
  */
@@ -550,6 +553,7 @@ EXPORT_SYMBOL_GPL(unregister_hw_breakpoint);
 /**
  * unregister_wide_hw_breakpoint - remove what register_wide_hw_breakpoint()
  *	made
+ * @cpu_events: the per-CPU breakpoints it returned
  *
  * May sleep.
  */

@@ -36,6 +36,7 @@ void __init perf_event_init(void)
 
 /**
  * perf_event_init_cpu - CPU hotplug: @cpu comes online
+ * @cpu: the CPU
  *
  * Called twice per CPU: in the prepare stage from another CPU, where
  * there is nothing to do yet, and in the online stage on @cpu itself.
@@ -51,6 +52,7 @@ int perf_event_init_cpu(unsigned int cpu)
 
 /**
  * perf_event_exit_cpu - CPU hotplug: @cpu goes offline
+ * @cpu: the CPU
  *
  * Runs on @cpu (online stage) and again from another CPU once it is dead.
  * The CPU's events stop and keep their counts; they start again if the

@@ -174,6 +174,10 @@ out:
 
 /**
  * perf_output_begin - reserve @size bytes for one record of @event
+ * @handle: the output handle to set up
+ * @data: the sample the record belongs to (not used here)
+ * @event: the event the record is written for
+ * @size: the size of the record in bytes
  *
  * On success the caller writes exactly @size bytes with the
  * perf_output_*() writers and then calls perf_output_end(); on failure
@@ -204,6 +208,7 @@ int perf_output_begin_backward(struct perf_output_handle *handle,
 
 /**
  * perf_output_end - finish the record begun by perf_output_begin()
+ * @handle: the handle perf_output_begin() filled
  */
 void perf_output_end(struct perf_output_handle *handle)
 {
@@ -253,6 +258,9 @@ do {									\
 
 /**
  * perf_output_copy - append @len bytes of @buf to the current record
+ * @handle: the handle of the record
+ * @buf: the bytes to copy
+ * @len: how many
  *
  * Returns the number of bytes that did not fit (0 normally).
  */
@@ -274,6 +282,8 @@ EXPORT_SYMBOL_GPL(perf_output_copy);
 
 /**
  * perf_output_skip - leave @len bytes of the record as they are
+ * @handle: the handle of the record
+ * @len: how many bytes
  */
 unsigned int perf_output_skip(struct perf_output_handle *handle,
 			      unsigned int len)
@@ -358,6 +368,7 @@ static u16 perf_sample_id_size(u64 type)
 
 /**
  * perf_event_header_sizes - precompute the fixed record sizes of @event
+ * @event: the event
  *
  * header_size: the fixed part of a sample after perf_event_header;
  * id_header_size: the sample_id trailer of other records.
@@ -441,6 +452,9 @@ static void perf_sample_fill_id(struct perf_sample_data *data,
 
 /**
  * perf_event_header_init - start a non-sample record's header
+ * @header: the record's header, its size set so far
+ * @data: the sample data the trailer is written from
+ * @event: the event the record is about
  *
  * Grows header->size by the sample_id trailer and fills @data with the
  * identity fields the trailer will carry.
@@ -458,6 +472,9 @@ void perf_event_header_init(struct perf_event_header *header,
 
 /**
  * perf_event_output_id - write the sample_id trailer of a record
+ * @handle: the handle of the record
+ * @data: as perf_event_header_init() filled it
+ * @event: the event the record is about
  */
 void perf_event_output_id(struct perf_output_handle *handle,
 			  struct perf_sample_data *data,
@@ -603,6 +620,9 @@ out:
 
 /**
  * perf_prepare_sample - fill what a sample of @event needs from @regs
+ * @data: the sample data to fill
+ * @event: the sampling event
+ * @regs: the registers of the sample
  *
  * Fields a PMU driver already set (data->sample_flags) are kept.
  */
@@ -719,6 +739,10 @@ EXPORT_SYMBOL_GPL(perf_prepare_sample);
 
 /**
  * perf_prepare_header - the header of the sample perf_prepare_sample() made
+ * @header: the header to fill
+ * @data: the prepared sample
+ * @event: the sampling event
+ * @regs: the registers of the sample
  */
 void perf_prepare_header(struct perf_event_header *header,
 			 struct perf_sample_data *data,
@@ -781,6 +805,10 @@ static void perf_output_raw(struct perf_output_handle *handle,
 
 /**
  * perf_output_sample - write a prepared sample, in the ABI's field order
+ * @handle: the handle of the record, begun for header->size
+ * @header: the header perf_prepare_header() made
+ * @data: the prepared sample
+ * @event: the sampling event
  */
 void perf_output_sample(struct perf_output_handle *handle,
 			struct perf_event_header *header,
@@ -932,6 +960,9 @@ static int __perf_event_output(struct perf_event *event,
 
 /**
  * perf_event_output - write one sample of @event: the default handler
+ * @event: the sampling event
+ * @data: the sample data
+ * @regs: the registers of the sample
  */
 int perf_event_output(struct perf_event *event,
 		      struct perf_sample_data *data, struct pt_regs *regs)

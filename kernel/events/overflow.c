@@ -55,6 +55,7 @@ static void perf_pending_irq(struct irq_work *work)
 
 /**
  * perf_event_queue_pending - run @event's irq_work soon
+ * @event: the event
  *
  * As a rule on this CPU, right after the current context. A CPU that is
  * going offline (no longer active) may never take the irq_work interrupt
@@ -101,6 +102,7 @@ static void perf_sigtrap_work(struct callback_head *head)
 
 /**
  * perf_event_wakeup_init - prepare an event's deferred work
+ * @event: the new event
  */
 void perf_event_wakeup_init(struct perf_event *event)
 {
@@ -112,6 +114,7 @@ void perf_event_wakeup_init(struct perf_event *event)
 
 /**
  * perf_event_sigtrap_cancel - the event goes away: finish its deferred work
+ * @event: the event being freed
  */
 void perf_event_sigtrap_cancel(struct perf_event *event)
 {
@@ -151,6 +154,7 @@ static void perf_event_queue_sigtrap(struct perf_event *event,
 
 /**
  * perf_event_account_interrupt - count an overflow against the rate limit
+ * @event: the event that overflowed
  *
  * An event that overflows more than perf_event_max_sample_rate allows in
  * one tick is throttled: a THROTTLE record is written and 1 returned, and
@@ -189,6 +193,7 @@ EXPORT_SYMBOL_GPL(perf_event_account_interrupt);
 
 /**
  * perf_event_unthrottle_late - restart a throttled kernel-counted event
+ * @event: a throttled kernel-counted event
  *
  * The tick restarts only events live at the tick; one whose task was
  * switched out then is restarted by its next occurrence in a later tick.
@@ -256,6 +261,7 @@ EXPORT_SYMBOL_GPL(perf_event_overflow);
 
 /**
  * perf_event_disable_inatomic - disable @event from an overflow
+ * @event: the event
  *
  * The disable itself takes the context lock, so it is done from the
  * event's irq_work, on this CPU, right after the overflow returns.
@@ -268,6 +274,10 @@ void perf_event_disable_inatomic(struct perf_event *event)
 
 /**
  * perf_swevent_hit - count @nr occurrences of a kernel-counted event
+ * @event: the event
+ * @nr: the number of occurrences
+ * @data: the sample data for an overflow
+ * @regs: the registers at the hit, or NULL: no sample
  *
  * For a sampling event, each time the period runs out this reports an
  * overflow with @data, which the caller started with
@@ -402,6 +412,7 @@ static void perf_event_tick_ctx(struct perf_event_context *ctx, bool throttled)
 
 /**
  * perf_event_throttle_tick - start a new throttling period on this CPU
+ * @cpuctx: this CPU's perf context
  *
  * Restarts the events throttled in the period that ended and adjusts
  * the periods of frequency-mode events, in the CPU's context and the

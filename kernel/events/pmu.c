@@ -231,6 +231,7 @@ EXPORT_SYMBOL_GPL(perf_pmu_register);
 
 /**
  * perf_pmu_unregister - withdraw a PMU; no event of it may remain
+ * @pmu: the PMU
  */
 void perf_pmu_unregister(struct pmu *pmu)
 {
@@ -252,6 +253,7 @@ EXPORT_SYMBOL_GPL(perf_pmu_unregister);
 
 /**
  * perf_pmu_disable - stop a PMU on this CPU while several changes are made
+ * @pmu: the PMU
  *
  * Nests; the PMU restarts at the matching perf_pmu_enable().
  */
@@ -323,6 +325,7 @@ static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
 
 /**
  * perf_pmu_find - bind an event to the PMU its attr names
+ * @event: the new event
  *
  * A type with a registered PMU goes to that PMU. The generic hardware
  * types may name a PMU in config[63:32] (hybrid systems); otherwise they

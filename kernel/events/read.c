@@ -40,6 +40,7 @@ static int __perf_event_sync(struct perf_event_context *ctx, void *info)
 
 /**
  * perf_event_sync - bring @event (or its group, for a GROUP read) up to date
+ * @event: the event
  *
  * Reads an active counter on the CPU where it counts.
  */
@@ -69,6 +70,7 @@ static void perf_event_own_times(struct perf_event *event, u64 *enabled,
 
 /**
  * perf_event_total - the count of @event and all its inherited children
+ * @event: the event
  * @enabled: if not NULL, the summed time enabled
  * @running: if not NULL, the summed time running
  *
@@ -105,6 +107,8 @@ out:
 
 /**
  * perf_read_format_size - bytes a read() in @format returns for @nr members
+ * @format: a read_format (PERF_FORMAT_* bits)
+ * @nr: the number of events read
  *
  * @nr counts the whole group for PERF_FORMAT_GROUP, and is 1 otherwise.
  */
@@ -130,6 +134,7 @@ size_t perf_read_format_size(u64 format, int nr)
 
 /**
  * perf_read_size - bytes a read() of @event returns
+ * @event: the event
  */
 size_t perf_read_size(struct perf_event *event)
 {
@@ -287,6 +292,9 @@ out:
 
 /**
  * perf_event_read_to_user - read() of a perf fd
+ * @event: the event
+ * @buf: the user buffer
+ * @count: its size in bytes
  *
  * A pinned event that could not be scheduled is in the error state and
  * reads as end-of-file, which tells user space its count is meaningless.
@@ -391,6 +399,9 @@ static __always_inline void __perf_event_times(struct perf_event *event,
 
 /**
  * perf_event_times_now - an event's enabled and running times as of now
+ * @event: the event
+ * @enabled: where its time enabled goes
+ * @running: where its time running goes
  *
  * Updates nothing: for samples and the control page, written from
  * interrupt or NMI context where ctx->lock cannot be taken.
@@ -439,6 +450,8 @@ static void perf_output_read_entry(struct perf_output_handle *handle,
 
 /**
  * perf_output_read - the PERF_SAMPLE_READ part of a sample of @event
+ * @handle: the output handle of the sample
+ * @event: the sampled event
  *
  * Counts as seen from this CPU at the moment of the sample: members of a
  * group counting here are read from their PMU. Any context.

@@ -48,6 +48,8 @@ static bool perf_wants_task(struct perf_event *event)
 
 /**
  * perf_sb_account - count @event in (or out of) the side-band kinds it wants
+ * @event: the event
+ * @delta: 1 to count it in, -1 to count it out
  */
 void perf_sb_account(struct perf_event *event, int delta)
 {
@@ -192,6 +194,8 @@ void perf_event_read_record(struct perf_event *child)
 
 /**
  * perf_event_output_lost - the LOST record at the head of a reservation
+ * @handle: the handle of the reservation
+ * @lost: the number of records lost
  *
  * perf_output_begin() reserved room for it in front of the record it was
  * asked for.
@@ -220,6 +224,8 @@ void perf_event_output_lost(struct perf_output_handle *handle, u64 lost)
 
 /**
  * perf_log_throttle - a THROTTLE (or with @enable UNTHROTTLE) record
+ * @event: the throttled (or restarted) event
+ * @enable: true for UNTHROTTLE
  */
 void perf_log_throttle(struct perf_event *event, bool enable)
 {
@@ -339,6 +345,7 @@ void perf_event_fork(struct task_struct *tsk)
 
 /**
  * perf_event_task_exit_record - EXIT of @task (current), before teardown
+ * @task: the exiting task
  */
 void perf_event_task_exit_record(struct task_struct *task)
 {
@@ -539,8 +546,11 @@ static void perf_switch_one(struct perf_event *event, void *data)
 }
 
 /**
- * perf_event_switch - SWITCH records for current leaving for (or arriving
+ * __perf_event_switch - SWITCH records for current leaving for (or arriving
  * from) @other
+ * @task: current: the task leaving, or the one arriving
+ * @other: the task it switches to (or from)
+ * @sched_in: true when @task arrives, false when it leaves
  *
  * From the scheduler hooks, before the context's own lock is taken.
  */

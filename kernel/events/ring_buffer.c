@@ -67,6 +67,7 @@ static void perf_buffer_free_rcu(struct rcu_head *head)
 
 /**
  * perf_buffer_get - a reference on the buffer @event writes to, or NULL
+ * @event: the event
  */
 struct perf_buffer *perf_buffer_get(struct perf_event *event)
 {
@@ -88,6 +89,8 @@ void perf_buffer_put(struct perf_buffer *rb)
 
 /**
  * perf_buffer_attach - make @event write into @rb (NULL: nowhere)
+ * @event: the event
+ * @rb: the buffer, or NULL
  *
  * Takes a reference on @rb for the event and drops the one on the buffer
  * it wrote to before. Caller holds event->mmap_mutex. Returns -EINVAL,
@@ -140,6 +143,7 @@ int perf_buffer_attach(struct perf_event *event, struct perf_buffer *rb)
 
 /**
  * perf_buffer_wakeup - wake everyone waiting on the buffer @event uses
+ * @event: the event
  *
  * Poll and fasync readers of every event that shares the buffer; any
  * context that may take spinlocks (the irq_work of an overflow).
@@ -355,6 +359,8 @@ unlock:
 
 /**
  * perf_buffer_mmap - map @event's ring buffer, creating it on first use
+ * @event: the event
+ * @vma: the mapping being made
  *
  * The mapping is the control page plus 2^n data pages (n >= 0), or the
  * control page alone. A writable mapping tells the kernel how far the
@@ -439,6 +445,8 @@ unlock:
 
 /**
  * perf_buffer_set_output - send @event's records to @output's buffer
+ * @event: the event
+ * @output: the event whose buffer is used, or NULL
  *
  * @output NULL stops the redirection. An event with a mapping of its own
  * cannot be redirected.
@@ -467,6 +475,8 @@ int perf_buffer_set_output(struct perf_event *event, struct perf_event *output)
 
 /**
  * perf_buffer_pause - stop (or restart) writing into @event's buffer
+ * @event: the event
+ * @pause: true to stop, false to restart
  *
  * Only for overwrite buffers, whose reader needs them to hold still.
  */
@@ -483,6 +493,7 @@ int perf_buffer_pause(struct perf_event *event, bool pause)
 
 /**
  * perf_event_release_buffer - drop the buffer of an event being freed
+ * @event: the event
  */
 void perf_event_release_buffer(struct perf_event *event)
 {
@@ -500,6 +511,7 @@ void __weak arch_perf_update_userpage(struct perf_event *event,
 
 /**
  * perf_event_update_userpage - refresh the control page of @event's buffer
+ * @event: the event
  *
  * Self-monitoring readers retry while @lock changes, so the fields are
  * consistent when they see it stable. Any context.

@@ -172,6 +172,8 @@ static __always_inline int __perf_event_sched_in(struct perf_event_context *ctx,
 
 /**
  * perf_event_sched_in - put one event on its PMU
+ * @ctx: the event's context
+ * @event: the event
  *
  * Returns 0 when the event is now counting or has no reason to (not
  * enabled, wrong CPU), or the PMU's error when it did not fit.
@@ -232,6 +234,8 @@ static void perf_ctx_need_rotation(struct perf_event_context *ctx,
 
 /**
  * perf_group_sched_in - put a group on the PMU, all or nothing
+ * @ctx: the group's context
+ * @leader: the group leader
  *
  * A PMU that offers transactions checks the whole group at commit; for
  * the others each add() is checked as it comes. On failure every member
@@ -415,6 +419,8 @@ static void perf_task_ctx_repack(struct perf_event_context *ctx)
 
 /**
  * perf_ctx_sched_in_pinned - a pinned group joined active @ctx
+ * @ctx: the context
+ * @leader: the leader of the pinned group
  *
  * For a task context, the CPU's flexible groups make room first.
  */
@@ -528,6 +534,8 @@ static void perf_ctx_rotate_tick(struct perf_event_context *ctx)
 
 /**
  * __perf_event_task_sched_out - the scheduler switches @prev out
+ * @prev: the task leaving the CPU
+ * @next: the task that replaces it
  *
  * Called with the runqueue lock held and IRQs off.
  */
@@ -551,6 +559,8 @@ void __perf_event_task_sched_out(struct task_struct *prev,
 
 /**
  * __perf_event_task_sched_in - the scheduler has switched @task in
+ * @prev: the task that was switched out
+ * @task: the task now current
  *
  * Called with the runqueue lock held and IRQs off. A context with no
  * events is left inactive; installing an event activates it through an

@@ -53,6 +53,7 @@ DEVICE_ATTR_RO(cpumask);
 
 /**
  * perf_scope_cpu_online - @cpu is up: it reads for domains without a reader
+ * @cpu: the CPU
  */
 void perf_scope_cpu_online(unsigned int cpu)
 {
@@ -90,6 +91,7 @@ subsys_initcall(perf_scope_init);
 
 /**
  * perf_scope_cpu_offline - @cpu goes down: hand its domains to another CPU
+ * @cpu: the CPU
  *
  * Called on @cpu from its hotplug thread, before its context stops, while
  * its topology still stands. Events of a domain with no CPU left stay

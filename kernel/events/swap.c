@@ -51,6 +51,8 @@ static bool perf_event_swappable(struct perf_event *event)
 
 /**
  * perf_ctx_clone_mark - @child_ctx was just inherited from @parent_ctx
+ * @parent_ctx: the parent's context
+ * @child_ctx: the child's new context, or NULL
  *
  * Fork, with @parent_ctx->mutex held and the child not running yet. The
  * two are equivalent if every event of the parent's context was copied
@@ -131,6 +133,9 @@ static void perf_ctx_exchange(struct perf_event_context *a,
 
 /**
  * __perf_ctx_try_swap - hand @prev's active context @ctx over to @next
+ * @ctx: @prev's context
+ * @prev: the task being switched out
+ * @next: the task being switched in
  *
  * From __perf_event_task_sched_out(), IRQs off, runqueue lock held.
  * Returns true when @ctx stays on the PMUs, now counting for @next, and
@@ -286,6 +291,7 @@ static bool perf_ctx_unswap_pair(struct task_struct *task,
 
 /**
  * perf_ctx_unswap - give @task its own context back, and keep it
+ * @task: the task
  *
  * @task is current, or a task the caller holds a reference on. Called
  * before exit, exec and an open on @task act on its context: after it,

@@ -341,6 +341,7 @@ static void perf_event_remove_children(struct perf_event *event)
 
 /**
  * perf_event_release_kernel - tear down an event and drop its fd's reference
+ * @event: the event
  *
  * For in-kernel users, and the fd's release. May sleep.
  */

@@ -57,6 +57,11 @@ static void perf_update_sample_limits(void)
 
 /**
  * perf_event_max_sample_rate_handler - perf_event_max_sample_rate
+ * @table: the sysctl's table entry
+ * @write: nonzero for a write
+ * @buffer: the data read or written
+ * @lenp: its length, updated
+ * @ppos: the file position, updated
  *
  * The rate cannot be set while the CPU-time limit is off (0) or at 100%,
  * because then it is not what bounds the sampling.
@@ -80,6 +85,11 @@ int perf_event_max_sample_rate_handler(const struct ctl_table *table,
 
 /**
  * perf_cpu_time_max_percent_handler - perf_cpu_time_max_percent (0..100)
+ * @table: the sysctl's table entry
+ * @write: nonzero for a write
+ * @buffer: the data read or written
+ * @lenp: its length, updated
+ * @ppos: the file position, updated
  */
 int perf_cpu_time_max_percent_handler(const struct ctl_table *table,
 				      int write, void *buffer, size_t *lenp,
@@ -99,6 +109,11 @@ int perf_cpu_time_max_percent_handler(const struct ctl_table *table,
 /**
  * perf_event_max_stack_handler - perf_event_max_stack and
  * perf_event_max_contexts_per_stack
+ * @table: the sysctl's table entry
+ * @write: nonzero for a write
+ * @buffer: the data read or written
+ * @lenp: its length, updated
+ * @ppos: the file position, updated
  */
 int perf_event_max_stack_handler(const struct ctl_table *table, int write,
 				 void *buffer, size_t *lenp, loff_t *ppos)
@@ -132,6 +147,7 @@ static DEFINE_IRQ_WORK(perf_took_work, perf_took_report);
 
 /**
  * perf_sample_event_took - a PMU interrupt handler took @ns
+ * @ns: the handler's time in nanoseconds
  *
  * When the average handler time at the current maximum rate would use
  * more than perf_cpu_time_max_percent of the CPU, lower the maximum rate

@@ -285,6 +285,7 @@ void perf_event_exit_task(struct task_struct *task)
 
 /**
  * perf_event_free_task - undo perf_event_init_task() of a failed fork
+ * @task: the child of the failed fork
  */
 void perf_event_free_task(struct task_struct *task)
 {
@@ -305,6 +306,7 @@ void perf_event_free_task(struct task_struct *task)
 
 /**
  * perf_event_delayed_put - last check when the task_struct goes
+ * @task: the task being freed
  *
  * Runs from an RCU callback; by now exit has torn everything down.
  */

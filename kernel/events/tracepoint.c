@@ -55,6 +55,7 @@ EXPORT_SYMBOL_GPL(perf_swevent_put_recursion_context);
 
 /**
  * perf_swevent_set_period - arm a software-counted sampling event
+ * @event: the event
  *
  * Called by the tracing side each time the event goes on the PMU. The
  * countdown to the next overflow carries over a context switch (period
@@ -142,9 +143,12 @@ out:
 
 /**
  * perf_tp_event - a tracepoint fired: count it, sample it with its record
+ * @event_type: the trace event's type (its id)
+ * @count: how many hits to count
  * @record: the tracepoint's record (struct trace_entry and its fields),
  *	    the PERF_SAMPLE_RAW data of a sample
  * @entry_size: its size in bytes
+ * @regs: the registers of the hit
  * @head: this CPU's list of the tracepoint's events on the PMU
  * @rctx: from perf_swevent_get_recursion_context(), released here
  * @task: a task the tracepoint is about (the woken task of
@@ -270,6 +274,7 @@ static void perf_tp_read(struct perf_event *event)
 
 /**
  * perf_tp_pmu_ops - make @pmu schedule its events as tracepoint events
+ * @pmu: the PMU
  *
  * For PMUs whose event_init attaches a trace event to the event (the
  * kprobe PMU): adding it puts it on the trace event's per-CPU list.
@@ -291,6 +296,8 @@ static struct pmu perf_tracepoint_pmu = {
 
 /**
  * perf_tracepoint_set_filter - PERF_EVENT_IOC_SET_FILTER on a tracepoint
+ * @event: the event
+ * @arg: the filter string, in user memory
  */
 int perf_tracepoint_set_filter(struct perf_event *event, void __user *arg)
 {

@@ -12,6 +12,8 @@
 
 /**
  * perf_callchain_kernel - the kernel part of a sample's callchain
+ * @entry: the callchain being built
+ * @regs: the registers of the sample
  *
  * Registers made up by perf_fetch_caller_regs() (no X86_EFLAGS_FIXED)
  * are not a trap frame: the walk then starts from their stack pointer.
@@ -48,6 +50,8 @@ struct perf_user_frame {
 
 /**
  * perf_callchain_user - the user part of a sample's callchain
+ * @entry: the callchain being built
+ * @regs: the user registers to walk from
  *
  * Follows the chain of saved frame pointers from @regs->bp; stops at the
  * first frame that is not in user memory or cannot be read without a
