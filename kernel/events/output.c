@@ -723,7 +723,8 @@ void perf_prepare_sample(struct perf_sample_data *data,
 		data->data_src.val = PERF_DATA_SRC_NA;
 	if ((type & PERF_SAMPLE_TRANSACTION) && !(filled & PERF_SAMPLE_TRANSACTION))
 		data->txn = 0;
-	if (type & PERF_SAMPLE_PHYS_ADDR)
+	/* a driver may know it (AMD's IBS reads it from the hardware) */
+	if ((type & PERF_SAMPLE_PHYS_ADDR) && !(filled & PERF_SAMPLE_PHYS_ADDR))
 		data->phys_addr = perf_virt_to_phys(data->addr);
 	if (type & PERF_SAMPLE_CGROUP)
 		data->cgroup = perf_cgroup_sample_id();

@@ -353,7 +353,7 @@ struct pmu *perf_pmu_find(struct perf_event *event)
 	pmu = idr_find(&pmu_idr, type);
 	if (pmu) {
 		err = perf_pmu_try(pmu, event);
-		goto out;
+		goto forward;
 	}
 
 	if (!generic_hw)
@@ -362,10 +362,21 @@ struct pmu *perf_pmu_find(struct perf_event *event)
 	list_for_each_entry_rcu(pmu, &pmus, entry,
 				srcu_read_lock_held(&pmus_srcu)) {
 		err = perf_pmu_try(pmu, event);
-		if (err != -ENOENT)
-			goto out;
+		if (err != -ENOENT || event->attr.type != type)
+			goto forward;
 	}
 	err = -ENOENT;
+	goto out;
+forward:
+	/*
+	 * A driver that leaves the event to another PMU (AMD's precise
+	 * events go to IBS) names that PMU's type in attr.type and answers
+	 * -ENOENT. Once only: the PMU it names takes the event or not.
+	 */
+	if (err == -ENOENT && event->attr.type != type) {
+		pmu = idr_find(&pmu_idr, event->attr.type);
+		err = pmu ? perf_pmu_try(pmu, event) : -ENOENT;
+	}
 out:
 	srcu_read_unlock(&pmus_srcu, idx);
 	if (err)

@@ -97,6 +97,9 @@ struct x86_extra_regs {
  * @format_visible: which of @format_attrs exist (NULL: all)
  * @max_period: the longest period a counter can be loaded with
  * @max_precise: the highest attr.precise_ip the driver supports
+ * @forward_precise: for an event asking more: -ENOENT with attr.type
+ *	naming the PMU that takes it instead (AMD's IBS), or an errno;
+ *	NULL: -EOPNOTSUPP
  * @event_map: PERF_COUNT_HW_* to a raw config, 0 if not supported
  * @cache_events: PERF_TYPE_HW_CACHE to a raw config, NULL for none
  * @cache_extra: the config1 (extra register value) of each of those
@@ -132,6 +135,7 @@ struct x86_pmu_ops {
 					  struct attribute *attr, int i);
 	u64		max_period;
 	int		max_precise;
+	int		(*forward_precise)(struct perf_event *event);
 	u64		(*event_map)(int hw_event);
 	const x86_cache_table_t *cache_events;
 	const x86_cache_table_t *cache_extra;

@@ -684,7 +684,8 @@ static int x86_pmu_event_init(struct perf_event *event)
 		return -ENOENT;
 	}
 	if (attr->precise_ip > x86_ops->max_precise)
-		return -EOPNOTSUPP;
+		return x86_ops->forward_precise ?
+		       x86_ops->forward_precise(event) : -EOPNOTSUPP;
 	hwc->extra_reg_config = 0;
 	if (x86_ops->hw_config) {
 		err = x86_ops->hw_config(event, &config, config1);

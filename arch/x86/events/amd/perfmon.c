@@ -272,6 +272,7 @@ static struct x86_pmu_ops amd_ops __ro_after_init = {
 	.format_event	= "config:0-7,32-35",
 	.event_map	= amd_event_map,
 	.cache_events	= &amd_zen_cache_events,
+	.forward_precise = forward_event_to_ibs,
 	.constraint	= amd_constraint,
 	.counter	= amd_counter,
 	.enable		= amd_enable,

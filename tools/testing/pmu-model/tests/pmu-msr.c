@@ -164,6 +164,46 @@ static void amd(void)
 
 	/* the legacy counter 3 is core counter 3 */
 	write_read(0xc0010007, 0x123456789abcULL, 0xc0010207, 0x123456789abcULL);
+
+	/* IBS (0015): no write enables sampling */
+	__cpuid(0x80000001, a, b, c, d);
+	check(c & (1 << 10), "CPUID 0x80000001.ECX.IBS");
+	__cpuid(0x8000001b, a, b, c, d);
+	printf("# CPUID 0x8000001B: %08x %08x %08x %08x\n", a, b, c, d);
+	check(a == 0xdf,
+	      "CPUID 0x8000001B.EAX = 0xdf: IBSFFV, FetchSam, OpSam, RdWrOpCnt, OpCnt, OpCntExt, RipInvalidChk");
+	for (i = 0xc0011030; i <= 0xc001103a; i++)
+		exists(i);
+	for (i = 0xc001103b; i <= 0xc001103d; i++)
+		absent(i);
+	{
+		uint64_t v = 0;
+
+		check(rd(0xc001103a, &v) == 0 && v == 0x100,
+		      "IBSCTL = 0x100 (LVT offset 0, valid)");
+	}
+	bad_write(0xc0011030, 1ULL << 59);	/* IbsFetchCtl: Zen 4 bits */
+	bad_write(0xc0011033, 1ULL << 16);	/* IbsOpCtl: L3MissOnly */
+	bad_write(0xc0011033, 1ULL << 27);	/* IbsOpCtl reserved */
+	bad_write(0xc0011033, 1ULL << 59);	/* IbsOpCtl reserved */
+	bad_write(0xc001103b, 0);		/* IbsBrTarget */
+	/* the counts read back as written; reserved data bits are dropped */
+	write_read(0xc0011033, 0x12345ULL << 32 | 0x7f00000 | 0x80000 | 0xffff,
+		   0xc0011033, 0x12345ULL << 32 | 0x7f00000 | 0x80000 | 0xffff);
+	write_read(0xc0011030, 0x1234ULL << 16 | 0x2000000000000ULL | 0x100,
+		   0xc0011030, 0x1234ULL << 16 | 0x2000000000000ULL | 0x100);
+	write_read(0xc0011037, ~0ULL, 0xc0011037, ~0x1e00ULL);
+	write_read(0xc0011036, ~0ULL, 0xc0011036, 0xf7);
+	write_read(0xc0011035, ~0ULL, 0xc0011035, 0x1fcffffffffULL);
+	write_read(0xc0011038, 0xffff888012345678ULL, 0xc0011038,
+		   0xffff888012345678ULL);
+	check(wr(0xc001103a, 0) == 0, "IBSCTL ignores writes");
+	{
+		uint64_t v = 0;
+
+		check(rd(0xc001103a, &v) == 0 && v == 0x100,
+		      "IBSCTL still 0x100");
+	}
 }
 
 int main(void)

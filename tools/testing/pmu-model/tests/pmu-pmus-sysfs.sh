@@ -5,8 +5,9 @@
 # power and msr PMUs (format/, events/ with .scale and .unit, cpumask),
 # exactly as the stock 6.12 kernel has them (RAPL from model patch 0010:
 # four domains on Skylake-PMU, the package on EPYC-PMU; PPERF by CPU
-# model on Intel); power registers before
-# msr (its type number is lower). "pmu-pmus-sysfs.sh dump" prints it.
+# model on Intel; on EPYC-PMU also IBS's ibs_fetch and ibs_op, 0015);
+# power registers before msr (its type number is lower).
+# "pmu-pmus-sysfs.sh dump" prints it.
 d=/sys/bus/event_source/devices
 list() {
 	echo "pmus: $(ls $d | tr '\n' ' ')"
@@ -49,7 +50,7 @@ END
 )
 else
 	expect=$(cat <<'END'
-pmus: breakpoint cpu kprobe msr power software tracepoint uprobe 
+pmus: breakpoint cpu ibs_fetch ibs_op kprobe msr power software tracepoint uprobe 
 power/cpumask: 0-1
 power/format/event: config:0-7
 power/events/energy-pkg: event=0x02
