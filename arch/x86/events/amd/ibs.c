@@ -36,6 +36,7 @@
 #include <linux/export.h>
 #include <linux/init.h>
 #include <linux/kprobes.h>
+#include <linux/mutex.h>
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
 #include <linux/syscore_ops.h>
@@ -52,6 +53,31 @@
 #include "../perf_event.h"
 
 static u32 ibs_caps __ro_after_init;
+
+/*
+ * The NMI handler is registered with the first IBS event and stays: until
+ * then no NMI pays for a look at the IBS units (every registered handler
+ * costs every NMI its call and the NMI code's clock reads around it)
+ */
+static DEFINE_MUTEX(ibs_nmi_mutex);
+static bool ibs_nmi_on;
+static int ibs_nmi(unsigned int cmd, struct pt_regs *regs);
+
+static int ibs_nmi_register(void)
+{
+	int err = 0;
+
+	if (READ_ONCE(ibs_nmi_on))
+		return 0;
+	mutex_lock(&ibs_nmi_mutex);
+	if (!ibs_nmi_on) {
+		err = register_nmi_handler(NMI_LOCAL, ibs_nmi, 0, "perf_ibs");
+		if (!err)
+			WRITE_ONCE(ibs_nmi_on, true);
+	}
+	mutex_unlock(&ibs_nmi_mutex);
+	return err;
+}
 
 /*
  * struct ibs_cpu - one IBS unit of one CPU
@@ -104,28 +130,66 @@ static u64 ibs_max_count(struct ibs_pmu *ibs, u64 count)
 }
 
 /*
- * Start the next period on this CPU, the count from zero. The hardware
- * counts in units of 16: a fixed period is cut down to them, the periods
- * the frequency mode picks are rounded; at least 16, at most what the
- * max count field holds.
+ * The period of @event as the hardware counts it (units of 16): a fixed
+ * period cut down, a frequency-mode one rounded; at least 16, at most
+ * what the max count field holds
+ */
+static u64 ibs_period(struct ibs_pmu *ibs, struct perf_event *event)
+{
+	u64 period = max_t(u64, event->hw.sample_period, 0x10);
+	u64 count = event->attr.freq ? (period + 8) >> 4 : period >> 4;
+
+	return min(count, ibs->max_count) << 4;
+}
+
+/*
+ * Start counting on this CPU towards the next sample: a whole period,
+ * from where a context switch or a stop left the current one
+ * (period_left: the current count goes back into the control register,
+ * so the max count, and a sample's RAW, always show the whole period).
  */
 static void ibs_arm(struct ibs_pmu *ibs, struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
-	u64 period = max_t(u64, hwc->sample_period, 0x10);
-	u64 count = event->attr.freq ? (period + 8) >> 4 : period >> 4;
+	u64 period = ibs_period(ibs, event), done = 0, cur;
+	s64 left = local64_read(&hwc->period_left);
 
-	count = min(count, ibs->max_count);
-	hwc->last_period = period;
-	wrmsrl(ibs->ctl_msr,
-	       hwc->config | ibs_max_count(ibs, count) | ibs->enable);
+	if (left > 0 && left < period)
+		done = period - left;
+	else
+		local64_set(&hwc->period_left, period);
+	if (ibs == &ibs_fetch_pmu)
+		cur = (done >> 4) << 16 & IBS_FETCH_CNT;
+	else
+		cur = done << 32 & (IBS_OP_CUR_CNT | IBS_OP_CUR_CNT_RAND);
+	hwc->last_period = max_t(u64, hwc->sample_period, 0x10);
+	wrmsrl(ibs->ctl_msr, hwc->config | ibs_max_count(ibs, period >> 4) |
+	       cur | ibs->enable);
+}
+
+/* How far the unit counted into its period, from its control register */
+static u64 ibs_counted(struct ibs_pmu *ibs, u64 ctl)
+{
+	if (ibs == &ibs_fetch_pmu)
+		return (ctl & IBS_FETCH_CNT) >> 16 << 4;
+	return (ctl & (IBS_OP_CUR_CNT | IBS_OP_CUR_CNT_RAND)) >> 32;
+}
+
+/* The period the control register @ctl counts, from its max count */
+static u64 ibs_armed_period(struct ibs_pmu *ibs, u64 ctl)
+{
+	if (ibs == &ibs_fetch_pmu)
+		return (ctl & IBS_FETCH_MAX_CNT) << 4;
+	return ((ctl & IBS_OP_MAX_CNT) |
+		(ctl & IBS_OP_MAX_CNT_EXT_MASK) >> 20 << 16) << 4;
 }
 
 /*
  * Disarm this CPU's unit: off, its max count (and an op's current count)
- * cleared, the rest kept. Did a sample complete meanwhile?
+ * cleared, the rest kept; what was left of the period goes to
+ * period_left for the next ibs_arm(). Did a sample complete meanwhile?
  */
-static bool ibs_disarm(struct ibs_pmu *ibs)
+static bool ibs_disarm(struct ibs_pmu *ibs, struct perf_event *event)
 {
 	u64 ctl, keep = ~(ibs->enable | ibs->valid | ibs_max_count(ibs, ~0ULL));
 
@@ -133,7 +197,11 @@ static bool ibs_disarm(struct ibs_pmu *ibs)
 		keep &= ~(IBS_OP_CUR_CNT | IBS_OP_CUR_CNT_RAND);
 	rdmsrl(ibs->ctl_msr, ctl);
 	wrmsrl(ibs->ctl_msr, ctl & keep);
-	return ctl & ibs->valid;
+	if (ctl & ibs->valid)
+		return true;
+	local64_set(&event->hw.period_left,
+		    ibs_armed_period(ibs, ctl) - ibs_counted(ibs, ctl));
+	return false;
 }
 
 static void ibs_start(struct perf_event *event, int flags)
@@ -152,7 +220,7 @@ static void ibs_stop(struct perf_event *event, int flags)
 
 	if (event->hw.state & PERF_HES_STOPPED)
 		return;
-	if (ibs_disarm(ibs))
+	if (ibs_disarm(ibs, event))
 		pc->stopping = true;
 	event->hw.state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
@@ -216,7 +284,7 @@ static int ibs_event_init(struct perf_event *event)
 	if (!is_sampling_event(event))
 		return -EINVAL;
 	hwc->config = config;
-	return 0;
+	return ibs_nmi_register();
 }
 
 /*
@@ -383,8 +451,10 @@ static int ibs_handle(struct ibs_pmu *ibs, struct pt_regs *iregs)
 		};
 		perf_sample_save_raw_data(&data, event, &raw);
 	}
+	/* the next sample a whole period on */
+	local64_set(&event->hw.period_left, 0);
 	if (perf_event_overflow(event, &data, &regs)) {
-		ibs_disarm(ibs);
+		ibs_disarm(ibs, event);
 		event->hw.state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
 		return 1;
 	}
@@ -555,9 +625,6 @@ static int __init amd_ibs_init(void)
 	if (err)
 		return err;
 	register_syscore(&ibs_syscore);
-	err = register_nmi_handler(NMI_LOCAL, ibs_nmi, 0, "perf_ibs");
-	if (err)
-		goto out_cpuhp;
 	ibs_caps = caps;
 	if ((caps & IBS_CAPS_FETCHSAM) && ibs_register(&ibs_fetch_pmu, "ibs_fetch"))
 		ibs_caps &= ~IBS_CAPS_FETCHSAM;
@@ -565,11 +632,6 @@ static int __init amd_ibs_init(void)
 		ibs_caps &= ~IBS_CAPS_OPSAM;
 	pr_info("AMD IBS detected (0x%08x)\n", caps);
 	return 0;
-
-out_cpuhp:
-	unregister_syscore(&ibs_syscore);
-	cpuhp_remove_state(CPUHP_AP_PERF_X86_AMD_IBS_STARTING);
-	return err;
 }
 device_initcall(amd_ibs_init);
 

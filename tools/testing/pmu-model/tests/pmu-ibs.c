@@ -90,34 +90,68 @@ asm(".text\n"
     "	ret\n");
 
 /*
- * A sweep: rdi the buffer, rsi the count, rdx the stride; five
- * instructions an access (so that samples move through them), one a
- * load (sweep_ld) or store (sweep_st)
+ * A sweep: rdi the buffer, rsi the count (a multiple of 8), rdx the
+ * stride; eight loads (sweep_ld) or stores (sweep_st) at strides 0-7 from
+ * sweep_*_insn to sweep_*_end, then the next eight: 8 of every 11
+ * instructions access memory, so that the samples land on accesses
+ * whatever phase the kernel's own counted ops (the NMI's) give them
  */
 void sweep_ld(void *buf, long n, long stride);
 void sweep_st(void *buf, long n, long stride);
-extern const char sweep_ld_insn[], sweep_st_insn[];
-asm(".globl sweep_ld, sweep_ld_insn, sweep_st, sweep_st_insn\n"
+extern const char sweep_ld_insn[], sweep_ld_end[], sweep_st_insn[],
+	sweep_st_end[];
+asm(".globl sweep_ld, sweep_ld_insn, sweep_ld_end, sweep_st, sweep_st_insn, sweep_st_end\n"
     "sweep_ld:\n"
     "	mov %rsi, %rcx\n"
+    "	shr $3, %rcx\n"
+    "	lea (%rdx,%rdx,2), %r9\n"
+    "	lea (%rdx,%rdx,4), %r10\n"
+    "	lea (%r9,%rdx,4), %r11\n"
     "1:\n"
     "sweep_ld_insn:\n"
     "	mov (%rdi), %rax\n"
-    "	add %rdx, %rdi\n"
-    "	nop\n"
+    "	mov (%rdi,%rdx,1), %rax\n"
+    "	mov (%rdi,%rdx,2), %rax\n"
+    "	mov (%rdi,%r9,1), %rax\n"
+    "	mov (%rdi,%rdx,4), %rax\n"
+    "	mov (%rdi,%r10,1), %rax\n"
+    "	mov (%rdi,%r9,2), %rax\n"
+    "	mov (%rdi,%r11,1), %rax\n"
+    "sweep_ld_end:\n"
+    "	lea (%rdi,%rdx,8), %rdi\n"
     "	dec %rcx\n"
     "	jnz 1b\n"
     "	ret\n"
     "sweep_st:\n"
     "	mov %rsi, %rcx\n"
+    "	shr $3, %rcx\n"
+    "	lea (%rdx,%rdx,2), %r9\n"
+    "	lea (%rdx,%rdx,4), %r10\n"
+    "	lea (%r9,%rdx,4), %r11\n"
     "1:\n"
     "sweep_st_insn:\n"
     "	mov %rax, (%rdi)\n"
-    "	add %rdx, %rdi\n"
-    "	nop\n"
+    "	mov %rax, (%rdi,%rdx,1)\n"
+    "	mov %rax, (%rdi,%rdx,2)\n"
+    "	mov %rax, (%rdi,%r9,1)\n"
+    "	mov %rax, (%rdi,%rdx,4)\n"
+    "	mov %rax, (%rdi,%r10,1)\n"
+    "	mov %rax, (%rdi,%r9,2)\n"
+    "	mov %rax, (%rdi,%r11,1)\n"
+    "sweep_st_end:\n"
+    "	lea (%rdi,%rdx,8), %rdi\n"
     "	dec %rcx\n"
     "	jnz 1b\n"
     "	ret\n");
+
+/* Is @ip one of the accesses of the sweep (@st: the stores')? */
+static int sweep_access(uint64_t ip, int st)
+{
+	if (st)
+		return ip >= (uint64_t)sweep_st_insn &&
+		       ip < (uint64_t)sweep_st_end;
+	return ip >= (uint64_t)sweep_ld_insn && ip < (uint64_t)sweep_ld_end;
+}
 
 static int facts;
 
@@ -596,7 +630,6 @@ static void level_facts(int type, uint64_t cfg, const char *what,
 		.sample_type = st,
 		.disabled = 1,
 	};
-	const char *insn = w->st ? sweep_st_insn : sweep_ld_insn;
 	struct perf_event_mmap_page *pc;
 	struct ring_iter it;
 	unsigned char *data;
@@ -622,7 +655,7 @@ static void level_facts(int type, uint64_t cfg, const char *what,
 	while ((v = ring_next_sample(&it))) {
 		parse(st, v, &s);
 		n++;
-		if (s.ip != (uint64_t)insn)
+		if (!sweep_access(s.ip, w->st))
 			continue;
 		k++;
 		if (shown < 3) {
@@ -1144,7 +1177,6 @@ static void level_case(const char *name, struct sweep *w, int warm,
 		.sample_type = ST_ALL,
 		.disabled = 1,
 	};
-	uint64_t insn = (uint64_t)(w->st ? sweep_st_insn : sweep_ld_insn);
 	int lfd, i, k = 0, hits = 0, ok = 1;
 	struct run r;
 	char what[200];
@@ -1162,7 +1194,7 @@ static void level_case(const char *name, struct sweep *w, int warm,
 	for (i = 0; i < r.n; i++) {
 		struct sample *s = &samples[i];
 
-		if (s->ip != insn)
+		if (!sweep_access(s->ip, w->st))
 			continue;
 		if (++k <= 2)
 			dump_sample(name, ST_ALL, s);
@@ -1175,6 +1207,8 @@ static void level_case(const char *name, struct sweep *w, int warm,
 		else if (s->data_src != src2 || s->weight != weight)
 			ok = 0;
 	}
+	printf("# %s: %d samples, %d on the %s\n", name, r.n, k,
+	       w->st ? "store" : "load");
 	snprintf(what, sizeof(what),
 		 "%s: data source %#llx weight %llu: %d of %d samples on the %s (the others %#llx)",
 		 name, (unsigned long long)src, (unsigned long long)weight,
@@ -1429,20 +1463,20 @@ int main(int argc, char **argv)
 		struct sweep w;
 
 		/*
-		 * Each sweep has 5 ops an access: at LEVEL_PERIOD, a sample
-		 * every 819 accesses, on the access itself one time in 5
+		 * A sweep has 11 ops for 8 accesses: at LEVEL_PERIOD, a
+		 * sample every 2979 accesses, 8 in 11 on an access
 		 */
 		if (big == MAP_FAILED) {
 			check(0, "mmap");
 			return 1;
 		}
-		w = (struct sweep){ big, 64, 64, 0, 400 };
+		w = (struct sweep){ big, 64, 64, 0, 1000 };
 		level_case("loads, L1D (4 KiB)", &w, 2, SRC_LD_L1, 0,
 			   SRC_LD_L1);
-		w = (struct sweep){ big, 64, 64, 1, 400 };
+		w = (struct sweep){ big, 64, 64, 1, 1000 };
 		level_case("stores, L1D (4 KiB)", &w, 2, SRC_ST_L1, 0,
 			   SRC_ST_L1);
-		w = (struct sweep){ big + (1 << 20), 1024, 64, 0, 32 };
+		w = (struct sweep){ big + (1 << 20), 1024, 64, 0, 64 };
 		level_case("loads, L2 (64 KiB)", &w, 1, SRC_LD_L2, 14,
 			   SRC_LD_L2_TLB);
 		w = (struct sweep){ big + (2 << 20), 16384, 64, 0, 4 };
