@@ -143,28 +143,24 @@ static u64 ibs_period(struct ibs_pmu *ibs, struct perf_event *event)
 }
 
 /*
- * Start counting on this CPU towards the next sample: a whole period,
- * from where a context switch or a stop left the current one
- * (period_left: the current count goes back into the control register,
- * so the max count, and a sample's RAW, always show the whole period).
+ * Start counting on this CPU towards the next sample, from zero: the rest
+ * of the period a context switch or a stop interrupted (period_left),
+ * else a whole one, as the max count, as 6.12 programs it (a sample's RAW
+ * shows the rest). hwc->last_period, what the sample reports, is the
+ * whole period.
  */
 static void ibs_arm(struct ibs_pmu *ibs, struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
-	u64 period = ibs_period(ibs, event), done = 0, cur;
+	u64 period = ibs_period(ibs, event);
 	s64 left = local64_read(&hwc->period_left);
 
-	if (left > 0 && left < period)
-		done = period - left;
-	else
-		local64_set(&hwc->period_left, period);
-	if (ibs == &ibs_fetch_pmu)
-		cur = (done >> 4) << 16 & IBS_FETCH_CNT;
-	else
-		cur = done << 32 & (IBS_OP_CUR_CNT | IBS_OP_CUR_CNT_RAND);
+	if (left < 0x10 || left > period)
+		left = period;
+	local64_set(&hwc->period_left, left);
 	hwc->last_period = max_t(u64, hwc->sample_period, 0x10);
-	wrmsrl(ibs->ctl_msr, hwc->config | ibs_max_count(ibs, period >> 4) |
-	       cur | ibs->enable);
+	wrmsrl(ibs->ctl_msr, hwc->config | ibs_max_count(ibs, left >> 4) |
+	       ibs->enable);
 }
 
 /* How far the unit counted into its period, from its control register */

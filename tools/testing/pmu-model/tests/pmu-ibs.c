@@ -988,6 +988,16 @@ static void run_end(struct run *r)
 		close(r->fd);
 }
 
+/*
+ * The max count of a sample's control register: the period, or after a
+ * context switch (or a stop) in the middle of one what was left of it,
+ * as 6.12 programs it
+ */
+static int max_count_ok(uint64_t ctl)
+{
+	return (ctl & 0xffff) && (ctl & 0xffff) <= PERIOD >> 4;
+}
+
 static int in_loop(uint64_t ip)
 {
 	return ip >= (uint64_t)ibs_block && ip < (uint64_t)ibs_loop_end;
@@ -1037,7 +1047,7 @@ static void op_case(const char *name, uint64_t config, int cpuwide)
 			dump_sample(name, ST_ALL, s);
 		/* RAW: u32 size, u32 caps, IbsOpCtl .. IbsDcPhysAd */
 		if (s->raw_size != 4 + 8 * OP_REGS || raw_caps(s) != 0xdf ||
-		    (ctl & 0xffff) != PERIOD >> 4 || (ctl & 0x7f00000) ||
+		    !max_count_ok(ctl) || (ctl & 0x7f00000) ||
 		    !(ctl & (1ULL << 17)) || !(ctl & IBS_OP_VAL) ||
 		    !!(ctl & IBS_OP_CNT_CTL) != cnt_ctl ||
 		    raw_reg(s, OP_DATA) != 0x20001 || raw_reg(s, OP_DATA2))
@@ -1072,7 +1082,7 @@ static void op_case(const char *name, uint64_t config, int cpuwide)
 		 name, in, want, cnt_ctl ? "ops" : "cycles");
 	check(in >= want - 1 && in <= want + 1, what);
 	snprintf(what, sizeof(what),
-		 "%s: RAW is struct perf_ibs_data: size %u, caps 0xdf, IbsOpCtl (OpEn, OpVal, cnt_ctl %d, max count %#x), IbsOpData 0x20001, IbsOpData2 0",
+		 "%s: RAW is struct perf_ibs_data: size %u, caps 0xdf, IbsOpCtl (OpEn, OpVal, cnt_ctl %d, max count %#x or what was left of it), IbsOpData 0x20001, IbsOpData2 0",
 		 name, 4 + 8 * OP_REGS, cnt_ctl, PERIOD >> 4);
 	check(in && ok_raw, what);
 	snprintf(what, sizeof(what),
@@ -1127,7 +1137,7 @@ static void fetch_case(void)
 		if (++in <= 3)
 			dump_sample("ibs_fetch", ST_ALL, s);
 		if (s->raw_size != 4 + 8 * FETCH_REGS || raw_caps(s) != 0xdf ||
-		    (ctl & bits) != bits || (ctl & 0xffff) != PERIOD >> 4 ||
+		    (ctl & bits) != bits || !max_count_ok(ctl) ||
 		    (raw_reg(s, FETCH_PHYSAD) & 0xfff) != (lin & 0xfff))
 			ok_raw = 0;
 		if (s->ip != lin || s->misc != MISC_EXACT_USER || s->addr ||
@@ -1141,7 +1151,7 @@ static void fetch_case(void)
 		 in, want);
 	check(in >= want - 1 && in <= want + 1, what);
 	snprintf(what, sizeof(what),
-		 "ibs_fetch: RAW size %u, caps 0xdf, IbsFetchCtl FetchEn|Val|Comp|PhyAddrValid, max count %#x, IbsFetchPhysAd with the page offset of IbsFetchLinAd",
+		 "ibs_fetch: RAW size %u, caps 0xdf, IbsFetchCtl FetchEn|Val|Comp|PhyAddrValid, max count %#x or what was left of it, IbsFetchPhysAd with the page offset of IbsFetchLinAd",
 		 4 + 8 * FETCH_REGS, PERIOD >> 4);
 	check(in && ok_raw, what);
 	snprintf(what, sizeof(what),
@@ -1254,8 +1264,9 @@ static void precise_case(int p)
 		in++;
 		if (s->raw_size != 4 + 8 * OP_REGS || raw_caps(s) != 0xdf ||
 		    raw_reg(s, OP_RIP) != s->ip ||
-		    (raw_reg(s, OP_CTL) & (IBS_OP_CNT_CTL | 0xffff)) !=
-		    PERIOD >> 4 || s->misc != MISC_EXACT_USER)
+		    (raw_reg(s, OP_CTL) & IBS_OP_CNT_CTL) ||
+		    !max_count_ok(raw_reg(s, OP_CTL)) ||
+		    s->misc != MISC_EXACT_USER)
 			ok = 0;
 	}
 	snprintf(what, sizeof(what),
