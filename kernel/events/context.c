@@ -431,6 +431,13 @@ void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 		/* out of the group for good: a later detach must not recount */
 		event->group_leader = event;
 	}
+	/*
+	 * No flexible group left, nothing waits for a rotation: a need (and
+	 * its interval) noted for events now gone must not rotate the next
+	 * ones at that interval
+	 */
+	if (list_empty(&ctx->flexible_groups))
+		ctx->rotate_necessary = false;
 }
 
 /**
