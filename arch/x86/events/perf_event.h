@@ -26,6 +26,10 @@
 #include <linux/perf_event.h>
 #include <linux/sysfs.h>
 
+#include <asm/processor.h>
+#include <asm/ptrace.h>
+#include <asm/segment.h>
+
 /**
  * struct x86_pmu_hw - what the boot-time detection found
  * @name: human readable name of the PMU, NULL when none was found
@@ -223,6 +227,21 @@ bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs);
 void x86_pmu_report(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs);
 void x86_perf_event_reloaded(struct perf_event *event, u64 period);
+
+/*
+ * A sample's registers whose IP the hardware recorded (PEBS, IBS): the
+ * segments of that IP's privilege level, for the record's misc bits
+ */
+static inline void x86_regs_mode_from_ip(struct pt_regs *regs)
+{
+	if (regs->ip >= TASK_SIZE_MAX) {
+		regs->cs = __KERNEL_CS;
+		regs->ss = __KERNEL_DS;
+	} else {
+		regs->cs = __USER_CS;
+		regs->ss = __USER_DS;
+	}
+}
 void x86_pmu_lbr_take(struct cpu_hw_events *cpuc);
 
 /**

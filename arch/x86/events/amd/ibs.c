@@ -270,8 +270,6 @@ static int ibs_event_init(struct perf_event *event)
 	/* a period in the max count field, as the raw register has it */
 	if (!hwc->sample_period && !attr->freq && (config & count_mask)) {
 		hwc->sample_period = (config & count_mask) << 4;
-		hwc->last_period = hwc->sample_period;
-		local64_set(&hwc->period_left, hwc->sample_period);
 		config &= ~count_mask;
 	}
 	if (config & ~ibs->config_mask)
@@ -430,14 +428,7 @@ static int ibs_handle(struct ibs_pmu *ibs, struct pt_regs *iregs)
 		regs.ip = ibs_data.regs[1];
 		regs.flags |= PERF_EFLAGS_EXACT;
 	}
-	/* the privilege level of the sampled instruction, for misc */
-	if (regs.ip >= TASK_SIZE_MAX) {
-		regs.cs = __KERNEL_CS;
-		regs.ss = __KERNEL_DS;
-	} else {
-		regs.cs = __USER_CS;
-		regs.ss = __USER_DS;
-	}
+	x86_regs_mode_from_ip(&regs);
 	if (event->attr.sample_type & PERF_SAMPLE_RAW) {
 		raw = (struct perf_raw_record){
 			.frag = {

@@ -385,13 +385,7 @@ static void pebs_regs(struct pt_regs *regs, struct pt_regs *iregs,
 	/* the privilege level of the instruction, for the sample's misc */
 	if (iregs && user_mode(iregs) == (regs->ip < TASK_SIZE_MAX))
 		return;
-	if (regs->ip >= TASK_SIZE_MAX) {
-		regs->cs = __KERNEL_CS;
-		regs->ss = __KERNEL_DS;
-	} else {
-		regs->cs = __USER_CS;
-		regs->ss = __USER_DS;
-	}
+	x86_regs_mode_from_ip(regs);
 }
 
 /* one record of @event (on counter @idx): its sample */
