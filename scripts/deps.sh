@@ -10,7 +10,7 @@ PKGS="linux-source-6.12 qemu-system-x86 seabios busybox-static gcc libc6-dev
 make bc flex bison libelf-dev libssl-dev cpio linux-perf xz-utils gzip
 dwarves python3 perl kmod rsync util-linux coreutils gdb-minimal ccache
 checkpolicy linux-config-6.12 bpftrace systemtap-sdt-dev papi-tools
-clang libbpf-dev"
+libpfm4-dev clang libbpf-dev"
 
 # shellcheck disable=SC2086
 installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' $PKGS 2>/dev/null |

@@ -71,6 +71,9 @@ for ko in "$moddir"/*.ko; do mods+=(-m "$ko"); done
 mods+=(-x "$B/pmu-tests/pmu-kvm")
 # PAPI's tools, for pmu-papi.sh
 mods+=(-x /usr/bin/papi_avail -x /usr/bin/papi_command_line)
+# libpfm4's examples and pmu-pfm (static), for pmu-pfm.sh
+mods+=(-x "$B/pmu-tests/showevtinfo" -x "$B/pmu-tests/check_events" \
+	-x "$B/pmu-tests/pmu-pfm")
 "$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -t "$tests:$B/pmu-tests" "${mods[@]}"
 
 boot() { # CPU SMP LOG
