@@ -27,7 +27,7 @@
  * counters every minute, far inside the shortest wrap of 48 bits.
  */
 
-#define pr_fmt(fmt)	"perf/amd_uncore: " fmt
+#define pr_fmt(fmt)	"amd_uncore: " fmt
 
 #include <linux/bitops.h>
 #include <linux/cpu.h>
@@ -49,6 +49,9 @@
 #define UNC_L3_COUNTERS		6
 #define UNC_CTR_BITS		48
 #define UNC_POLL_MS		60000
+/* RDPMC reads the DF's counters from index 6 and the L3's from 10 */
+#define UNC_DF_RDPMC		6
+#define UNC_L3_RDPMC		10
 
 /* the L3 filter fields of family 17h (slices, threads) and 19h */
 #define UNC_L3_F17H_FILTERS	(AMD64_L3_SLICE_MASK | AMD64_L3_THREAD_MASK)
@@ -71,6 +74,7 @@ struct unc_pmu {
 	const char		*name;
 	int			counters;
 	u32			ctl_msr;	/* counter i: ctl_msr + 2i, + 2i + 1 */
+	u32			rdpmc_base;	/* and RDPMC rdpmc_base + i */
 	u64			event_mask;	/* the select and unit mask bits */
 	u64			filter_mask;	/* the L3's filters, 0 for the DF */
 	u32			(*dom_id)(unsigned int cpu);
@@ -103,7 +107,19 @@ static u32 unc_l3_id(unsigned int cpu)
 	return per_cpu_llc_id(cpu);
 }
 
-/* add what the counter advanced since the last read, modulo 48 bits */
+static u64 unc_read_counter(struct hw_perf_event *hwc)
+{
+	u64 val;
+
+	rdpmcl(hwc->event_base_rdpmc, val);
+	return val;
+}
+
+/*
+ * Add what the counter advanced since the last read: the 48-bit
+ * difference, sign-extended, so that a counter someone moved back
+ * through the MSR takes the count back by as much, as in 6.12.
+ */
 static void unc_update(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
@@ -112,11 +128,10 @@ static void unc_update(struct perf_event *event)
 
 	do {
 		prev = local64_read(&hwc->prev_count);
-		rdmsrl(hwc->event_base, now);
+		now = unc_read_counter(hwc);
 	} while (local64_cmpxchg(&hwc->prev_count, prev, now) != prev);
 
-	local64_add(((now << shift) - (prev << shift)) >> shift,
-		    &event->count);
+	local64_add((s64)((now - prev) << shift) >> shift, &event->count);
 }
 
 static enum hrtimer_restart unc_poll(struct hrtimer *timer)
@@ -136,12 +151,11 @@ static void unc_start(struct perf_event *event, int flags)
 {
 	struct unc_cpu *uc = this_cpu_ptr(&unc_cpu);
 	struct hw_perf_event *hwc = &event->hw;
-	u64 now;
 
 	if (!(hwc->state & PERF_HES_STOPPED))
 		return;
-	rdmsrl(hwc->event_base, now);
-	local64_set(&hwc->prev_count, now);
+	/* the counter goes on from the event's last reading */
+	wrmsrl(hwc->event_base, local64_read(&hwc->prev_count));
 	hwc->state = 0;
 	wrmsrl(hwc->config_base, hwc->config | ARCH_PERFMON_EVENTSEL_ENABLE);
 	if (list_empty(&uc->active))
@@ -185,6 +199,7 @@ static int unc_add(struct perf_event *event, int flags)
 	hwc->idx = i;
 	hwc->config_base = up->ctl_msr + 2 * i;
 	hwc->event_base = up->ctl_msr + 2 * i + 1;
+	hwc->event_base_rdpmc = up->rdpmc_base + i;
 	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	if (flags & PERF_EF_START)
 		unc_start(event, flags);
@@ -210,46 +225,52 @@ static void unc_read(struct perf_event *event)
 }
 
 /*
- * The L3 filters: the ones given, or every core, thread and slice when
- * none is, as a tool that knows no filter means the whole L3.
+ * The L3's filters: a config that names threads (a thread mask) chooses
+ * the cores, threads and slices itself; one that names none counts the
+ * whole L3 (every slice, core and thread), as 6.12's does. Family 17h
+ * has a slice mask and an 8-bit thread mask instead.
  */
 static u64 unc_l3_filters(u64 config)
 {
 	if (boot_cpu_data.x86 >= 0x19) {
-		if (config & UNC_L3_F19H_FILTERS)
+		if (config & AMD64_L3_F19H_THREAD_MASK)
 			return config & UNC_L3_F19H_FILTERS;
 		return AMD64_L3_EN_ALL_SLICES | AMD64_L3_EN_ALL_CORES |
 		       AMD64_L3_F19H_THREAD_MASK;
 	}
-	if (config & UNC_L3_F17H_FILTERS)
+	if (config & AMD64_L3_THREAD_MASK)
 		return config & UNC_L3_F17H_FILTERS;
 	return UNC_L3_F17H_FILTERS;
 }
 
+/*
+ * Bits of the config outside the PMU's fields are dropped, not refused,
+ * and config1/config2 are ignored: 6.12's ABI for these PMUs. Sampling
+ * and the exclude bits are refused by the core (PERF_PMU_CAP_NO_*).
+ */
 static int unc_event_init(struct perf_event *event)
 {
+	struct hw_perf_event *hwc = &event->hw;
+	u64 config = event->attr.config;
 	struct unc_pmu *up;
 	struct unc_dom *dom;
-	u64 config = event->attr.config;
 
 	if (event->attr.type != event->pmu->type)
 		return -ENOENT;
+	/* a domain's counters are shared: an event is per CPU */
+	if (event->cpu < 0)
+		return -EINVAL;
 	up = to_unc(event->pmu);
-	/* counting only, on a CPU: nothing interrupts, a domain is shared */
-	if (is_sampling_event(event) || event->cpu < 0)
-		return -EINVAL;
-	if (config & ~(up->event_mask | up->filter_mask))
-		return -EINVAL;
-	if (event->attr.config1 || event->attr.config2)
-		return -EINVAL;
-
 	dom = *per_cpu_ptr(up->dom, event->cpu);
 	if (!dom || dom->cpu < 0)
 		return -ENODEV;
-	event->hw.config = config & up->event_mask;
+
+	hwc->config = config & up->event_mask;
 	if (up->filter_mask)
-		event->hw.config |= unc_l3_filters(config);
-	event->hw.idx = -1;
+		hwc->config |= unc_l3_filters(config);
+	hwc->idx = -1;
+	/* a new event's counter starts from 0 */
+	local64_set(&hwc->prev_count, 0);
 	INIT_LIST_HEAD(&event->active_entry);
 	/* the domain's counters are read on its designated CPU */
 	event->cpu = dom->cpu;
@@ -355,13 +376,16 @@ static struct unc_sysfs unc_df_sysfs, unc_l3_sysfs;
 static struct unc_pmu unc_df = {
 	UNC_PMU("amd_df"),
 	.ctl_msr	= MSR_F15H_NB_PERF_CTL,
+	.rdpmc_base	= UNC_DF_RDPMC,
 	.dom_id		= unc_df_id,
 };
 
 static struct unc_pmu unc_l3 = {
 	UNC_PMU("amd_l3"),
 	.ctl_msr	= MSR_F16H_L2I_PERF_CTL,
+	.rdpmc_base	= UNC_L3_RDPMC,
 	.counters	= UNC_L3_COUNTERS,
+	/* the 12-bit event select passes, as the core counters' */
 	.event_mask	= AMD64_RAW_EVENT_MASK_NB,
 	.dom_id		= unc_l3_id,
 };
@@ -497,8 +521,12 @@ static int __init amd_uncore_init(void)
 	unsigned int cpu;
 	int err;
 
+	/*
+	 * The L3 domains come from CPUID 0x8000001D, which TOPOEXT
+	 * enumerates; without it 6.12 registers neither PMU, nor do we.
+	 */
 	if (boot_cpu_data.x86_vendor != X86_VENDOR_AMD ||
-	    boot_cpu_data.x86 < 0x17)
+	    boot_cpu_data.x86 < 0x17 || !boot_cpu_has(X86_FEATURE_TOPOEXT))
 		return -ENODEV;
 
 	if (boot_cpu_has(X86_FEATURE_PERFCTR_NB)) {
