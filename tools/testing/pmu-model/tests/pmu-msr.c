@@ -133,11 +133,15 @@ static void amd(void)
 
 	__cpuid(0x80000001, a, b, c, d);
 	check(c & (1 << 23), "CPUID 0x80000001.ECX.PerfCtrExtCore");
+	check(c & (1 << 24), "CPUID 0x80000001.ECX.PerfCtrExtNB (data fabric)");
+	check(c & (1 << 28), "CPUID 0x80000001.ECX.PerfCtrExtLLC (L3)");
+	check(c & (1 << 22), "CPUID 0x80000001.ECX.TOPOEXT");
 	__cpuid(0x80000022, a, b, c, d);
 	printf("# CPUID 0x80000022: %08x %08x %08x %08x\n", a, b, c, d);
 	check(a == 7, "CPUID 0x80000022.EAX: PerfMonV2, LbrExtV2, LbrAndPmcFreeze");
-	check(b == (6 | 16 << 4),
-	      "CPUID 0x80000022.EBX: 6 core counters, 16 LBR entries");
+	check(b == (6 | 16 << 4 | 4 << 10),
+	      "CPUID 0x80000022.EBX: 6 core counters, 16 LBR entries, 4 DF counters, no UMC counters");
+	check(c == 0, "CPUID 0x80000022.ECX: no active UMC");
 
 	for (i = 0; i < 12; i++)
 		exists(0xc0010200 + i);
@@ -164,6 +168,37 @@ static void amd(void)
 
 	/* the legacy counter 3 is core counter 3 */
 	write_read(0xc0010007, 0x123456789abcULL, 0xc0010207, 0x123456789abcULL);
+
+	/*
+	 * The L3 (6) and data-fabric (4) counters (0016): the last of each
+	 * written (no perf event uses them here), their controls without
+	 * Enable
+	 */
+	for (i = 0; i < 12; i++)
+		exists(0xc0010230 + i);
+	for (i = 0; i < 8; i++)
+		exists(0xc0010240 + i);
+	absent(0xc001023c);
+	absent(0xc001023f);
+	absent(0xc0010248);
+	absent(0xc001024f);
+	bad_write(0xc001023a, 1ULL << 16);	/* ChL3PmcCfg5 reserved */
+	bad_write(0xc001023a, 1ULL << 36);
+	bad_write(0xc001023a, 1ULL << 58);
+	bad_write(0xc0010246, 1ULL << 20);	/* DF PerfCtl3 reserved */
+	bad_write(0xc0010246, 1ULL << 31);
+	bad_write(0xc0010246, 1ULL << 38);
+	bad_write(0xc001023c, 0);		/* no L3 counter 6 */
+	bad_write(0xc0010248, 0);		/* no DF counter 4 */
+	/* every field (and L3 bits 35:32) but Enable reads back */
+	write_read(0xc001023a, 0x307dc0f0000ffffULL, 0xc001023a,
+		   0x307dc0f0000ffffULL);
+	write_read(0xc0010246, 0x3f0f00ffffULL, 0xc0010246, 0x3f0f00ffffULL);
+	/* 48-bit counters: bits 63:48 are ignored */
+	write_read(0xc001023b, 0xffff123456789abcULL, 0xc001023b,
+		   0x123456789abcULL);
+	write_read(0xc0010247, 0xffff123456789abcULL, 0xc0010247,
+		   0x123456789abcULL);
 
 	/* IBS (0015): no write enables sampling */
 	__cpuid(0x80000001, a, b, c, d);

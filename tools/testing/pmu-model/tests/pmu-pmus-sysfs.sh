@@ -5,7 +5,8 @@
 # power and msr PMUs (format/, events/ with .scale and .unit, cpumask),
 # exactly as the stock 6.12 kernel has them (RAPL from model patch 0010:
 # four domains on Skylake-PMU, the package on EPYC-PMU; PPERF by CPU
-# model on Intel; on EPYC-PMU also IBS's ibs_fetch and ibs_op, 0015);
+# model on Intel; on EPYC-PMU also IBS's ibs_fetch and ibs_op, 0015,
+# and the L3 and data-fabric PMUs amd_l3 and amd_df, 0016: pmu-uncore);
 # power registers before msr (its type number is lower).
 # "pmu-pmus-sysfs.sh dump" prints it.
 d=/sys/bus/event_source/devices
@@ -50,7 +51,7 @@ END
 )
 else
 	expect=$(cat <<'END'
-pmus: breakpoint cpu ibs_fetch ibs_op kprobe msr power software tracepoint uprobe 
+pmus: amd_df amd_l3 breakpoint cpu ibs_fetch ibs_op kprobe msr power software tracepoint uprobe 
 power/cpumask: 0-1
 power/format/event: config:0-7
 power/events/energy-pkg: event=0x02
