@@ -55,9 +55,9 @@ int perf_event_init_cpu(unsigned int cpu)
  * @cpu: the CPU
  *
  * Runs on @cpu (online stage) and again from another CPU once it is dead.
- * The CPU's events stop and keep their counts; they start again if the
- * CPU comes back. Events of scoped PMUs move to another CPU of their
- * domain first.
+ * The CPU's events are turned off and keep their counts and times; they
+ * do not start again if the CPU comes back, as in 6.12. Events of scoped
+ * PMUs move to another CPU of their domain first.
  */
 int perf_event_exit_cpu(unsigned int cpu)
 {

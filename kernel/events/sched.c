@@ -635,16 +635,43 @@ void perf_cpu_ctx_online(void)
 	local_irq_restore(flags);
 }
 
-/* The CPU goes down: stop its events, which keep their counts. */
+/* Turn off a group of a CPU going down: its counts and times stay. */
+static void perf_group_off(struct perf_event *leader)
+{
+	struct perf_event *sibling;
+
+	for_each_sibling_event(sibling, leader) {
+		if (sibling->state >= PERF_EVENT_STATE_INACTIVE) {
+			perf_event_set_state(sibling, PERF_EVENT_STATE_OFF);
+			perf_event_update_userpage(sibling);
+		}
+	}
+	if (leader->state >= PERF_EVENT_STATE_INACTIVE) {
+		perf_event_set_state(leader, PERF_EVENT_STATE_OFF);
+		perf_event_update_userpage(leader);
+	}
+}
+
+/*
+ * The CPU goes down: its events stop for good, as in 6.12, where the
+ * CPU's context lets go of them: they keep their counts and times, and
+ * do not start again when the CPU comes back (an enable does). Events of
+ * scoped PMUs have moved to another CPU of their domain before this.
+ */
 void perf_cpu_ctx_offline(void)
 {
 	struct perf_cpu_context *cpuctx;
+	struct perf_event *leader;
 	unsigned long flags;
 
 	local_irq_save(flags);
 	cpuctx = this_cpu_ptr(&perf_cpu_context);
 	raw_spin_lock(&cpuctx->ctx.lock);
 	perf_ctx_sched_out(&cpuctx->ctx);
+	list_for_each_entry(leader, &cpuctx->ctx.pinned_groups, group_entry)
+		perf_group_off(leader);
+	list_for_each_entry(leader, &cpuctx->ctx.flexible_groups, group_entry)
+		perf_group_off(leader);
 	cpuctx->online = false;
 	raw_spin_unlock(&cpuctx->ctx.lock);
 	local_irq_restore(flags);

@@ -95,7 +95,7 @@ subsys_initcall(perf_scope_init);
  *
  * Called on @cpu from its hotplug thread, before its context stops, while
  * its topology still stands. Events of a domain with no CPU left stay
- * where they are; they run again if @cpu returns.
+ * where they are, and are turned off with @cpu's other events.
  */
 void perf_scope_cpu_offline(unsigned int cpu)
 {

@@ -450,7 +450,7 @@ static int unc_cpu_offline(unsigned int cpu)
 		cpumask_clear_cpu(cpu, &up->designated);
 		target = cpumask_any(&dom->online);
 		if (target >= nr_cpu_ids) {
-			/* its events wait on @cpu for it to come back */
+			/* its events stay on @cpu, which turns them off */
 			dom->cpu = -1;
 			continue;
 		}

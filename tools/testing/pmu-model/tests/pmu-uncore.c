@@ -22,8 +22,10 @@
  * package: "0-1"), the control value the driver programs for a config
  * (read back through /dev/cpu/0/msr while it counts, and once disabled),
  * which config bits it passes through, its 48-bit arithmetic, the open
- * errors, groups, and what happens to more events than counters
- * (separate events rotate, an oversized group opens and never runs).
+ * errors, groups, what happens to more events than counters (separate
+ * events rotate, an oversized group opens and never runs), and CPU
+ * hotplug (no reading CPU for an offline domain; the events of a CPU
+ * that went offline, uncore and core alike, stay off once it is back).
  * "pmu-uncore sweep CPU" is the workload of pmu-uncore-perf.sh, "pmu-uncore
  * kmsg" prints the kernel log for it (the runner's dmesg -c leaves
  * /dev/kmsg alone).
@@ -42,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
@@ -735,10 +738,15 @@ static void overcommit_case(const char *pmu, int type, uint64_t config,
 	if (!ok)
 		return;
 	fact("%s: more separate events than counters open (no error)", pmu);
-	for (i = 0; i < n; i++)
-		ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
+	/*
+	 * All on and off at once (the events this task opened), so that
+	 * their enabled time is the sweeps' and not the enables' and reads'
+	 * one by one, which a slow (debug) kernel makes a larger share
+	 */
+	prctl(PR_TASK_PERF_EVENTS_ENABLE);
 	for (i = 0; i < 20; i++)
 		sweep(miss_buf, MISS_LINES);
+	prctl(PR_TASK_PERF_EVENTS_DISABLE);
 	for (i = 0; i < n; i++) {
 		struct rd e = rd(fd[i]);
 		uint64_t scaled = e.run ? (uint64_t)((double)e.val * e.ena / e.run) : 0;
@@ -929,6 +937,116 @@ static void errno_case(const char *pmu, int type, uint64_t config,
 	close(lead);
 }
 
+/* write @val to CPU 1's online file: 0 if it took */
+static int cpu1_online(const char *val)
+{
+	int fd = open("/sys/devices/system/cpu/cpu1/online", O_WRONLY);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, 1) == 1;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* an event's reading, printed */
+static struct rd rd_show(int fd, const char *when, const char *what)
+{
+	struct rd r = rd(fd);
+
+	printf("# hotplug, %s: %s on cpu 1: %llu, enabled %llu, running %llu\n",
+	       when, what, (unsigned long long)r.val,
+	       (unsigned long long)r.ena, (unsigned long long)r.run);
+	return r;
+}
+
+/*
+ * CPU hotplug, where CPU 1 is a domain of its own (the harness): while
+ * it is offline its domains have no reading CPU (cpumask "0", an open on
+ * it ENODEV). As in 6.12, the events on a CPU that goes offline stop for
+ * good: an amd_l3 event, and the core's cpu-clock and instructions
+ * events beside it, count nothing and their times stand still, even
+ * once the CPU is back.
+ */
+static void hotplug_case(void)
+{
+	static const char *const what[3] = {
+		"amd_l3 lookups", "cpu-clock", "instructions",
+	};
+	struct rd before[3], off[3], on[3];
+	struct perf_event_attr a;
+	char mask[64], msg[200];
+	int fd[3], fd2, err, i;
+
+	if (same_l3 || same_pkg) {
+		printf("ok # SKIP hotplug: CPU 1 shares CPU 0's domains\n");
+		return;
+	}
+	fd[0] = open_unc(l3_type, L3_LOOKUPS, 1, -1);
+	a = attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	fd[1] = sys_open(&a, -1, 1, -1);
+	a = attr(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	fd[2] = sys_open(&a, -1, 1, -1);
+	if (fd[0] < 0 || fd[1] < 0 || fd[2] < 0) {
+		check(0, "hotplug: amd_l3, cpu-clock and instructions on cpu 1");
+		return;
+	}
+	for (i = 0; i < 3; i++)
+		ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
+	pin(1);
+	sweep(miss_buf, MISS_LINES);
+	pin(0);
+	for (i = 0; i < 3; i++)
+		before[i] = rd_show(fd[i], "before", what[i]);
+	check_range("hotplug: the amd_l3 event on cpu 1 counted its sweep",
+		    before[0].val, MISS_LINES, SLACK);
+	if (cpu1_online("0")) {
+		printf("ok # SKIP hotplug: CPU 1 cannot go offline\n");
+		for (i = 0; i < 3; i++)
+			close(fd[i]);
+		return;
+	}
+	read_str(DEV "amd_l3/cpumask", mask, sizeof(mask));
+	check(!strcmp(mask, "0"), "hotplug: CPU 1 offline: amd_l3/cpumask is 0");
+	read_str(DEV "amd_df/cpumask", mask, sizeof(mask));
+	check(!strcmp(mask, "0"), "hotplug: CPU 1 offline: amd_df/cpumask is 0");
+	fd2 = open_unc(l3_type, L3_LOOKUPS, 1, -1);
+	err = fd2 < 0 ? errno : 0;
+	printf("%s hotplug: an open on offline cpu 1: %s\n",
+	       err == ENODEV ? "ok" : "not ok", err ? strerror(err) : "opens");
+	fact("an amd_l3 open on an offline CPU: %s",
+	     err ? strerror(err) : "opens");
+	if (fd2 >= 0)
+		close(fd2);
+	for (i = 0; i < 3; i++)
+		off[i] = rd_show(fd[i], "offline", what[i]);
+	/* only the way down (the hotplug thread's own lines) counts */
+	snprintf(msg, sizeof(msg),
+		 "hotplug: the amd_l3 event stopped on the way down (%llu more lines)",
+		 (unsigned long long)(off[0].val - before[0].val));
+	check(off[0].val - before[0].val < MISS_LINES / 8, msg);
+
+	cpu1_online("1");
+	read_str(DEV "amd_l3/cpumask", mask, sizeof(mask));
+	check(!strcmp(mask, "0-1"), "hotplug: CPU 1 back: amd_l3/cpumask is 0-1");
+	read_str(DEV "amd_df/cpumask", mask, sizeof(mask));
+	check(!strcmp(mask, "0-1"), "hotplug: CPU 1 back: amd_df/cpumask is 0-1");
+	pin(1);
+	sweep(miss_buf, MISS_LINES);
+	pin(0);
+	for (i = 0; i < 3; i++) {
+		on[i] = rd_show(fd[i], "back", what[i]);
+		snprintf(msg, sizeof(msg),
+			 "hotplug: CPU 1 back: %s stands still (count and times as offline)",
+			 what[i]);
+		check(on[i].val == off[i].val && on[i].ena == off[i].ena &&
+		      on[i].run == off[i].run, msg);
+		close(fd[i]);
+	}
+	fact("events on a CPU that went offline stay off once it is back (count and times stand)");
+}
+
 int main(int argc, char **argv)
 {
 	char *buf;
@@ -999,5 +1117,6 @@ int main(int argc, char **argv)
 	overcommit_case("amd_df", df_type, DF_DRAM0, DF_CTRS);
 	errno_case("amd_l3", l3_type, L3_LOOKUPS, df_type, DF_DRAM0);
 	errno_case("amd_df", df_type, DF_DRAM0, l3_type, L3_LOOKUPS);
+	hotplug_case();
 	return fails ? 1 : 0;
 }
