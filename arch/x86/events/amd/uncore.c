@@ -111,7 +111,10 @@ static u64 unc_read_counter(struct hw_perf_event *hwc)
 {
 	u64 val;
 
-	rdpmcl(hwc->event_base_rdpmc, val);
+	if (hwc->event_base_rdpmc < 0)
+		rdmsrl(hwc->event_base, val);
+	else
+		rdpmcl(hwc->event_base_rdpmc, val);
 	return val;
 }
 
@@ -187,7 +190,12 @@ static int unc_add(struct perf_event *event, int flags)
 	struct hw_perf_event *hwc = &event->hw;
 	int i;
 
-	if (!dom)
+	/*
+	 * Only the designated CPU hands out the domain's counters: an event
+	 * left on another CPU of the domain (one that went offline with it
+	 * and came back second) does not run there.
+	 */
+	if (!dom || READ_ONCE(dom->cpu) != smp_processor_id())
 		return -ENODEV;
 	for (i = 0; i < up->counters; i++) {
 		if (!dom->slot[i])
@@ -199,7 +207,9 @@ static int unc_add(struct perf_event *event, int flags)
 	hwc->idx = i;
 	hwc->config_base = up->ctl_msr + 2 * i;
 	hwc->event_base = up->ctl_msr + 2 * i + 1;
-	hwc->event_base_rdpmc = up->rdpmc_base + i;
+	/* RDPMC has the first four DF counters (PerfMonV2 may have more) */
+	hwc->event_base_rdpmc = up == &unc_df && i >= AMD64_NUM_COUNTERS_NB ?
+				-1 : up->rdpmc_base + i;
 	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	if (flags & PERF_EF_START)
 		unc_start(event, flags);
@@ -254,6 +264,7 @@ static int unc_event_init(struct perf_event *event)
 	u64 config = event->attr.config;
 	struct unc_pmu *up;
 	struct unc_dom *dom;
+	int cpu;
 
 	if (event->attr.type != event->pmu->type)
 		return -ENOENT;
@@ -262,18 +273,20 @@ static int unc_event_init(struct perf_event *event)
 		return -EINVAL;
 	up = to_unc(event->pmu);
 	dom = *per_cpu_ptr(up->dom, event->cpu);
-	if (!dom || dom->cpu < 0)
+	cpu = dom ? READ_ONCE(dom->cpu) : -1;
+	if (cpu < 0)
 		return -ENODEV;
 
 	hwc->config = config & up->event_mask;
 	if (up->filter_mask)
 		hwc->config |= unc_l3_filters(config);
 	hwc->idx = -1;
+	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	/* a new event's counter starts from 0 */
 	local64_set(&hwc->prev_count, 0);
 	INIT_LIST_HEAD(&event->active_entry);
 	/* the domain's counters are read on its designated CPU */
-	event->cpu = dom->cpu;
+	event->cpu = cpu;
 	return 0;
 }
 
@@ -426,7 +439,7 @@ static int unc_cpu_online(unsigned int cpu)
 		*per_cpu_ptr(up->dom, cpu) = dom;
 		cpumask_set_cpu(cpu, &dom->online);
 		if (dom->cpu < 0) {
-			dom->cpu = cpu;
+			WRITE_ONCE(dom->cpu, cpu);
 			cpumask_set_cpu(cpu, &up->designated);
 		}
 	}
@@ -451,10 +464,10 @@ static int unc_cpu_offline(unsigned int cpu)
 		target = cpumask_any(&dom->online);
 		if (target >= nr_cpu_ids) {
 			/* its events stay on @cpu, which turns them off */
-			dom->cpu = -1;
+			WRITE_ONCE(dom->cpu, -1);
 			continue;
 		}
-		dom->cpu = target;
+		WRITE_ONCE(dom->cpu, target);
 		cpumask_set_cpu(target, &up->designated);
 		perf_pmu_migrate_context(&up->pmu, cpu, target);
 	}
