@@ -57,8 +57,8 @@ IMPLIED = {
 # Not yet: the option and why. Remove an entry when the option is on.
 PENDING = {
     'PERF_EVENTS_INTEL_UNCORE': 'no driver yet (issue 14)',
-    'PERF_EVENTS_AMD_POWER': 'no driver yet (issue 15)',
-    'PERF_EVENTS_AMD_UNCORE': 'no driver yet (issue 15)',
+    'PERF_EVENTS_AMD_POWER': 'family 15h accumulated power: no driver '
+                             '(Zen energy is rapl.c\'s power PMU)',
 }
 
 PERF_SYMS = re.compile(r'\b(PERF_EVENTS|GUEST_PERF_EVENTS)\b')
