@@ -473,6 +473,14 @@ static int __perf_install_event(struct perf_event_context *ctx, void *info)
 
 	if (ctx->dead)
 		return -ESRCH;
+	/*
+	 * A CPU on its way down has turned its events off for good; one
+	 * opened after that (cpu_online() holds until the CPU is torn down)
+	 * does not join them, as the CPU's context takes none in 6.12.
+	 */
+	if (!ctx->task &&
+	    !container_of(ctx, struct perf_cpu_context, ctx)->online)
+		return -ENODEV;
 
 	perf_ctx_update_time(ctx);
 	perf_ctx_add_event_locked(ctx, event);

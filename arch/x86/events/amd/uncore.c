@@ -405,45 +405,70 @@ static struct unc_pmu unc_l3 = {
 
 static struct unc_pmu *const unc_pmus[] = { &unc_df, &unc_l3 };
 
-/* @cpu comes online: it joins its domain, which it reads if none does */
+/* the domain of @id that @cpu or another CPU already has, if any */
+static struct unc_dom *unc_find_dom(struct unc_pmu *up, unsigned int cpu,
+				    u32 id)
+{
+	struct unc_dom *dom = *per_cpu_ptr(up->dom, cpu);
+	unsigned int other;
+
+	if (dom && dom->id == id)
+		return dom;
+	for_each_possible_cpu(other) {
+		dom = *per_cpu_ptr(up->dom, other);
+		if (dom && dom->id == id)
+			return dom;
+	}
+	return NULL;
+}
+
+/*
+ * @cpu comes online: it joins its domains, and reads those no CPU reads.
+ * The new domains are allocated first, so that a failure changes nothing.
+ */
 static int unc_cpu_online(unsigned int cpu)
 {
-	struct unc_dom *dom;
-	unsigned int i, other;
+	struct unc_dom *dom[ARRAY_SIZE(unc_pmus)] = { }, *fresh;
+	unsigned long made = 0;
+	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(unc_pmus); i++) {
 		struct unc_pmu *up = unc_pmus[i];
-		u32 id = up->dom_id(cpu);
+		u32 id;
 
 		if (!up->registered)
 			continue;
-		dom = *per_cpu_ptr(up->dom, cpu);
-		if (dom && dom->id != id)
-			dom = NULL;
-		for_each_possible_cpu(other) {
-			struct unc_dom *d = *per_cpu_ptr(up->dom, other);
+		id = up->dom_id(cpu);
+		dom[i] = unc_find_dom(up, cpu, id);
+		if (dom[i])
+			continue;
+		fresh = kzalloc_node(sizeof(*fresh), GFP_KERNEL,
+				     cpu_to_node(cpu));
+		if (!fresh)
+			goto nomem;
+		fresh->id = id;
+		fresh->cpu = -1;
+		dom[i] = fresh;
+		__set_bit(i, &made);
+	}
+	for (i = 0; i < ARRAY_SIZE(unc_pmus); i++) {
+		struct unc_pmu *up = unc_pmus[i];
 
-			if (dom)
-				break;
-			if (d && d->id == id)
-				dom = d;
-		}
-		if (!dom) {
-			dom = kzalloc_node(sizeof(*dom), GFP_KERNEL,
-					   cpu_to_node(cpu));
-			if (!dom)
-				return -ENOMEM;
-			dom->id = id;
-			dom->cpu = -1;
-		}
-		*per_cpu_ptr(up->dom, cpu) = dom;
-		cpumask_set_cpu(cpu, &dom->online);
-		if (dom->cpu < 0) {
-			WRITE_ONCE(dom->cpu, cpu);
+		if (!dom[i])
+			continue;
+		*per_cpu_ptr(up->dom, cpu) = dom[i];
+		cpumask_set_cpu(cpu, &dom[i]->online);
+		if (dom[i]->cpu < 0) {
+			WRITE_ONCE(dom[i]->cpu, cpu);
 			cpumask_set_cpu(cpu, &up->designated);
 		}
 	}
 	return 0;
+
+nomem:
+	for_each_set_bit(i, &made, ARRAY_SIZE(unc_pmus))
+		kfree(dom[i]);
+	return -ENOMEM;
 }
 
 /* @cpu goes offline: another CPU of its domains takes over their events */
