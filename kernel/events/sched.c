@@ -635,21 +635,23 @@ void perf_cpu_ctx_online(void)
 	local_irq_restore(flags);
 }
 
-/* Turn off a group of a CPU going down: its counts and times stay. */
+/* Turn off an event of a CPU going down: its count and times stay. */
+static void perf_event_off(struct perf_event *event)
+{
+	if (event->state < PERF_EVENT_STATE_INACTIVE)
+		return;
+	perf_event_set_state(event, PERF_EVENT_STATE_OFF);
+	perf_event_update_userpage(event);
+}
+
+/* the members first: the leader going off stops their enabled time */
 static void perf_group_off(struct perf_event *leader)
 {
 	struct perf_event *sibling;
 
-	for_each_sibling_event(sibling, leader) {
-		if (sibling->state >= PERF_EVENT_STATE_INACTIVE) {
-			perf_event_set_state(sibling, PERF_EVENT_STATE_OFF);
-			perf_event_update_userpage(sibling);
-		}
-	}
-	if (leader->state >= PERF_EVENT_STATE_INACTIVE) {
-		perf_event_set_state(leader, PERF_EVENT_STATE_OFF);
-		perf_event_update_userpage(leader);
-	}
+	for_each_sibling_event(sibling, leader)
+		perf_event_off(sibling);
+	perf_event_off(leader);
 }
 
 /*

@@ -77,6 +77,7 @@ struct unc_pmu {
 	u32			rdpmc_base;	/* and RDPMC rdpmc_base + i */
 	u64			event_mask;	/* the select and unit mask bits */
 	u64			filter_mask;	/* the L3's filters, 0 for the DF */
+	u64			filter_all;	/* ... those that count all of it */
 	u32			(*dom_id)(unsigned int cpu);
 	struct unc_dom * __percpu *dom;	/* each CPU's domain, kept offline */
 	cpumask_t		designated;	/* sysfs cpumask */
@@ -240,17 +241,11 @@ static void unc_read(struct perf_event *event)
  * whole L3 (every slice, core and thread), as 6.12's does. Family 17h
  * has a slice mask and an 8-bit thread mask instead.
  */
-static u64 unc_l3_filters(u64 config)
+static u64 unc_l3_filters(const struct unc_pmu *up, u64 config)
 {
-	if (boot_cpu_data.x86 >= 0x19) {
-		if (config & AMD64_L3_F19H_THREAD_MASK)
-			return config & UNC_L3_F19H_FILTERS;
-		return AMD64_L3_EN_ALL_SLICES | AMD64_L3_EN_ALL_CORES |
-		       AMD64_L3_F19H_THREAD_MASK;
-	}
-	if (config & AMD64_L3_THREAD_MASK)
-		return config & UNC_L3_F17H_FILTERS;
-	return UNC_L3_F17H_FILTERS;
+	if (config & up->filter_mask & AMD64_L3_THREAD_MASK)
+		return config & up->filter_mask;
+	return up->filter_all;
 }
 
 /*
@@ -279,7 +274,7 @@ static int unc_event_init(struct perf_event *event)
 
 	hwc->config = config & up->event_mask;
 	if (up->filter_mask)
-		hwc->config |= unc_l3_filters(config);
+		hwc->config |= unc_l3_filters(up, config);
 	hwc->idx = -1;
 	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	/* a new event's counter starts from 0 */
@@ -591,6 +586,11 @@ static int __init amd_uncore_init(void)
 
 		unc_l3.filter_mask = f19h ? UNC_L3_F19H_FILTERS :
 					    UNC_L3_F17H_FILTERS;
+		/* family 17h: every slice and thread bit; 19h: the enables */
+		unc_l3.filter_all = f19h ? AMD64_L3_EN_ALL_SLICES |
+					   AMD64_L3_EN_ALL_CORES |
+					   AMD64_L3_F19H_THREAD_MASK :
+					   UNC_L3_F17H_FILTERS;
 		err = unc_pmu_setup(&unc_l3, &unc_l3_sysfs, f19h ?
 				    unc_l3_f19h_formats : unc_l3_f17h_formats);
 		if (err)
