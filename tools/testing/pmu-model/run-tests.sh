@@ -6,10 +6,13 @@
 #
 # Builds the guest programs (build/pmu-tests) and their initramfs
 # (build/initramfs-pmu.cpio.gz), boots once per CPU model of PMU_CPUS
-# (default "Skylake-PMU EPYC-PMU Skylake-PMU,hypervisor=off": Intel, AMD,
-# and Intel without CPUID's hypervisor bit, where 6.12 registers what it
-# hides under a hypervisor; that boot, named intel-metal, runs only the
-# tests of PMU_METAL_TESTS, default "pmu-cstate") and CPU count of
+# (default "Skylake-PMU EPYC-PMU Skylake-PMU,hypervisor=off Icelake-PMU":
+# Intel, AMD, Intel without CPUID's hypervisor bit, where 6.12 registers
+# what it hides under a hypervisor (that boot, named intel-metal, runs
+# only the tests of PMU_METAL_TESTS, default "pmu-cstate"), and the Ice
+# Lake server model with topdown slots and PERF_METRICS (named icx, runs
+# only the tests of PMU_ICX_TESTS, default "pmu-topdown pmu-stat.sh
+# pmu-rdpmc pmu-sched pmu-record.sh")) and CPU count of
 # PMU_SMPS (default "2") with build/pmu-qemu/qemu-system-x86_64 under
 # -icount shift=0,sleep=off -seed 1, checks the boot log on the host (the
 # kernel's Intel/AMD PMU driver line, no "broken PMU", no "unchecked MSR
@@ -33,8 +36,9 @@ ROOT=$(cd "$HERE/../../.." && pwd)
 B=$ROOT/build
 kernel=$1 result=${2:-}
 SMPS=${PMU_SMPS:-2}
-CPUS=${PMU_CPUS:-Skylake-PMU EPYC-PMU Skylake-PMU,hypervisor=off}
+CPUS=${PMU_CPUS:-Skylake-PMU EPYC-PMU Skylake-PMU,hypervisor=off Icelake-PMU}
 METAL_TESTS=${PMU_METAL_TESTS:-pmu-cstate}
+ICX_TESTS=${PMU_ICX_TESTS:-pmu-topdown pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh}
 REPEAT=${PMU_REPEAT:-1}
 QEMU_BIN=${PMU_QEMU:-$B/pmu-qemu/qemu-system-x86_64}
 initrd=$B/initramfs-pmu${PMU_TAG:+-$PMU_TAG}.cpio.gz
@@ -76,12 +80,19 @@ mods+=(-x "$B/pmu-tests/showevtinfo" -x "$B/pmu-tests/check_events" \
 	-x "$B/pmu-tests/pmu-pfm")
 "$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -t "$tests:$B/pmu-tests" "${mods[@]}"
 
+# The tests a CPU model's boot runs: all (empty) or these
+only_tests() { # CPU
+	case $1 in
+	*hypervisor=off*) echo $METAL_TESTS ;;
+	Icelake-PMU*) echo $ICX_TESTS ;;
+	esac
+}
+
 boot() { # CPU SMP LOG
 	local only=
-	# the bare-metal boot runs only its tests
-	case $1 in
-	*hypervisor=off*) only="ptest_only=$(echo $METAL_TESTS | tr ' ' ,)" ;;
-	esac
+	# the bare-metal and Ice Lake boots run only their tests
+	[ -z "$(only_tests "$1")" ] ||
+		only="ptest_only=$(only_tests "$1" | tr ' ' ,)"
 	# the NMI watchdog off: tests count on every counter (pmu-watchdog.sh
 	# turns it on)
 	APPEND="nmi_watchdog=0 $only ${APPEND:-}" \
@@ -104,6 +115,7 @@ jobs=${PMU_JOBS:-$(nproc)}
 for cpu in $CPUS; do
 	case $cpu in
 	EPYC*|*AMD*|*amd*) vendor=amd ;;
+	Icelake-PMU*) vendor=icx ;;
 	*) vendor=intel ;;
 	esac
 	case $cpu in
@@ -129,15 +141,15 @@ for r in "${runs[@]}"; do
 	esac
 	cat "$log.out"; rm -f "$log.out"
 	runlist=$list skips=${PMU_SKIP:-}
-	case $cpu in
-	*hypervisor=off*)
-		runlist=$list-metal
-		awk -v only=" $METAL_TESTS " '/^#/ || !NF || index(only, " " $1 " ")' \
+	only=$(only_tests "$cpu")
+	if [ -n "$only" ]; then
+		runlist=$list-$(case $cpu in *hypervisor=off*) echo metal ;; *) echo icx ;; esac)
+		awk -v only=" $only " '/^#/ || !NF || index(only, " " $1 " ")' \
 			"$list" > "$runlist"
 		skips=$(for t in $skips; do
-			case " $METAL_TESTS " in *" $t "*) echo "$t" ;; esac
-		done) ;;
-	esac
+			case " $only " in *" $t "*) echo "$t" ;; esac
+		done)
+	fi
 	args+=(--boot "$run:$n:$runlist:$log")
 	for t in $skips; do
 		echo "PASS $t@$run: skip (PMU_SKIP: not run on this kernel)" >> "$checks"
