@@ -42,6 +42,8 @@
  * @events_mask: CPUID.0AH:EBX, a set bit means that architectural event
  *	is NOT available (Intel)
  * @events_mask_len: number of valid bits in @events_mask
+ * @anythread_deprecated: CPUID.0AH:EDX[15], the AnyThread bit has no
+ *	effect (Intel, from version 5)
  * @registered: a "cpu" PMU driver is registered for this hardware; until
  *	the vendor drivers exist this stays false and every entry point
  *	behaves as on a CPU without PMU
@@ -55,6 +57,7 @@ struct x86_pmu_hw {
 	int		cntval_bits_fixed;
 	unsigned int	events_mask;
 	int		events_mask_len;
+	bool		anythread_deprecated;
 	bool		registered;
 };
 
@@ -127,6 +130,10 @@ struct x86_extra_regs {
  *	@disable do meanwhile takes effect at the restart; NULL (or a
  *	no-op where there is no global control): none
  * @cpu_reset: stop and clear every counter of this CPU (bring-up)
+ * @td_update: count the top-down events (counter indices from
+ *	INTEL_PMC_IDX_FIXED_SLOTS), which share their registers: all of this
+ *	CPU's at once; returns the raw value the counter is left with
+ * @td_start: a top-down event starts counting
  * @attr_groups: events/ (pmu.c adds format/, caps/ and rdpmc)
  * @lbr: the branch stack, if the CPU has one the driver knows
  */
@@ -156,6 +163,8 @@ struct x86_pmu_ops {
 	void		(*pebs_flush)(void);
 	void		(*hold)(bool on);
 	void		(*cpu_reset)(void);
+	u64		(*td_update)(struct perf_event *event);
+	void		(*td_start)(struct perf_event *event);
 	const struct attribute_group **attr_groups;
 	const struct x86_lbr_ops *lbr;
 };
@@ -301,6 +310,18 @@ void intel_pebs_drain(struct pt_regs *iregs);
 bool intel_pebs_pending(void);
 u64 intel_pebs_enabled(void);
 void intel_pebs_cpu_reset(void);
+
+/* Intel top-down metrics (intel/topdown.c): the level 1 metrics' indices */
+#define INTEL_TD_METRIC_IDX_MASK \
+	GENMASK_ULL(INTEL_PMC_IDX_TD_BE_BOUND, INTEL_PMC_IDX_TD_RETIRING)
+extern bool intel_td;
+bool intel_td_init(u64 caps);
+u64 intel_td_constraint(u64 config);
+int intel_td_config(struct perf_event *event, u64 config);
+void intel_td_counter(int idx, unsigned long *msr, int *rdpmc, int *bits);
+u64 intel_td_update(struct perf_event *event);
+void intel_td_start(struct perf_event *event);
+u64 intel_td_pmi(u64 status);
 
 extern const struct x86_lbr_ops intel_lbr_skylake;
 extern struct x86_lbr_ops amd_lbr_v2;

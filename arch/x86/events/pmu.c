@@ -108,6 +108,13 @@ u64 x86_perf_event_update(struct perf_event *event)
 	u64 prev, now;
 	s64 delta;
 
+	/*
+	 * Intel's top-down events (no other vendor has counters this high);
+	 * a sampling slots event counts as any other
+	 */
+	if (unlikely(hwc->idx >= INTEL_PMC_IDX_FIXED_SLOTS) &&
+	    !is_sampling_event(event))
+		return x86_ops->td_update(event);
 	prev = local64_read(&hwc->prev_count);
 	do {
 		rdpmcl(hwc->event_base_rdpmc, now);
@@ -135,6 +142,11 @@ bool x86_perf_event_set_period(struct perf_event *event)
 	bool overflow = false;
 	u64 mask;
 
+	if (unlikely(hwc->idx >= INTEL_PMC_IDX_FIXED_SLOTS) &&
+	    !is_sampling_event(event)) {
+		x86_ops->td_start(event);
+		return false;
+	}
 	if (unlikely(left <= -period)) {
 		left = period;
 		overflow = true;

@@ -47,6 +47,7 @@ int __init intel_pmu_detect(struct x86_pmu_hw *hw)
 	if (hw->version >= 2) {
 		hw->num_counters_fixed	= edx.split.num_counters_fixed;
 		hw->cntval_bits_fixed	= edx.split.bit_width_fixed;
+		hw->anythread_deprecated = edx.split.anythread_deprecated;
 	}
 	/* From version 5, ECX also lists fixed counters by bit. */
 	if (hw->version >= 5 && fls(ecx) > hw->num_counters_fixed)

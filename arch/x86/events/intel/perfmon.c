@@ -70,6 +70,11 @@ static DEFINE_PER_CPU(u64, intel_fixed_ctrl);
 static bool intel_fw_writes __read_mostly;
 /* a model whose event list this driver has (Skylake) */
 static bool intel_skl __ro_after_init;
+/*
+ * a model whose extra registers (offcore response, load latency, front
+ * end) this driver knows: Skylake's and Ice Lake's are the same
+ */
+static bool intel_extra __ro_after_init;
 /* ... and PEBS (pebs.c) */
 static bool intel_pebs __ro_after_init;
 static char intel_pmu_name[24] __ro_after_init;
@@ -86,6 +91,10 @@ static const struct x86_cpu_id intel_pmu_names[] __initconst = {
 	X86_MATCH_VFM(INTEL_KABYLAKE,		"skylake"),
 	X86_MATCH_VFM(INTEL_COMETLAKE_L,	"skylake"),
 	X86_MATCH_VFM(INTEL_COMETLAKE,		"skylake"),
+	X86_MATCH_VFM(INTEL_ICELAKE_L,		"icelake"),
+	X86_MATCH_VFM(INTEL_ICELAKE,		"icelake"),
+	X86_MATCH_VFM(INTEL_ICELAKE_X,		"icelake"),
+	X86_MATCH_VFM(INTEL_ICELAKE_D,		"icelake"),
 	{}
 };
 
@@ -130,6 +139,12 @@ static u64 intel_constraint(struct perf_event *event, u64 config)
 	u64 sel = config & INTEL_ARCH_EVENT_MASK;
 	int fixed = -1;
 
+	if (unlikely(intel_td)) {
+		u64 td = intel_td_constraint(config);
+
+		if (td)
+			return td;
+	}
 	/* PEBS: a general counter; PREC_DIST's unit mask counter 1 */
 	if (event->attr.precise_ip)
 		return (config & INTEL_EVENT_UMASK) == INTEL_PREC_DIST ?
@@ -154,6 +169,10 @@ static u64 intel_constraint(struct perf_event *event, u64 config)
 
 static void intel_counter(int idx, unsigned long *msr, int *rdpmc, int *bits)
 {
+	if (idx >= INTEL_PMC_IDX_FIXED_SLOTS) {
+		intel_td_counter(idx, msr, rdpmc, bits);
+		return;
+	}
 	if (idx >= INTEL_PMC_IDX_FIXED) {
 		idx -= INTEL_PMC_IDX_FIXED;
 		*msr = MSR_CORE_PERF_FIXED_CTR0 + idx;
@@ -187,6 +206,13 @@ static void intel_global_ctrl_set(struct perf_event *event, bool on)
 	u64 *host_only = this_cpu_ptr(&intel_host_only);
 	u64 bit = BIT_ULL(event->hw.idx);
 
+	/* the metric events share one enable bit */
+	if (event->hw.idx >= INTEL_PMC_IDX_METRIC_BASE) {
+		if (!on && (this_cpu_ptr(&cpu_hw_events)->active &
+			    INTEL_TD_METRIC_IDX_MASK & ~bit))
+			return;
+		bit = BIT_ULL(GLOBAL_CTRL_EN_PERF_METRICS);
+	}
 	*ctrl &= ~bit;
 	*guest_only &= ~bit;
 	*host_only &= ~bit;
@@ -280,13 +306,15 @@ static void intel_enable(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 
-	if (hwc->idx >= INTEL_PMC_IDX_FIXED) {
+	if (hwc->idx >= INTEL_PMC_IDX_METRIC_BASE) {
+		/* nothing of its own to program */
+	} else if (hwc->idx >= INTEL_PMC_IDX_FIXED) {
 		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED,
 				     hwc->config);
 	} else {
 		u64 config = hwc->config;
 
-		if (intel_skl)
+		if (intel_extra)
 			intel_extra_enable(event);
 		if (event->attr.precise_ip)
 			config = intel_pebs_enable(event);
@@ -323,7 +351,9 @@ static void intel_disable(struct perf_event *event)
 	struct hw_perf_event *hwc = &event->hw;
 
 	intel_global_ctrl_set(event, false);
-	if (hwc->idx >= INTEL_PMC_IDX_FIXED) {
+	if (hwc->idx >= INTEL_PMC_IDX_METRIC_BASE) {
+		/* nothing of its own to program */
+	} else if (hwc->idx >= INTEL_PMC_IDX_FIXED) {
 		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED, 0);
 	} else {
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + hwc->idx, hwc->config);
@@ -355,12 +385,15 @@ static int intel_hw_config(struct perf_event *event, u64 *config, u64 config1)
 			return err;
 		*config |= ARCH_PERFMON_EVENTSEL_ANY;
 	}
+	err = intel_td_config(event, *config);
+	if (err)
+		return err;
 	if (event->attr.precise_ip) {
 		err = intel_pebs_config(event, config);
 		if (err)
 			return err;
 	}
-	if (intel_skl)
+	if (intel_extra)
 		return intel_extra_config(event, *config, config1);
 	return 0;
 }
@@ -369,8 +402,13 @@ static u64 intel_counter_bits(void)
 {
 	return GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0) |
 	       (GENMASK_ULL(x86_pmu_hw.num_counters_fixed - 1, 0) <<
-		INTEL_PMC_IDX_FIXED);
+		INTEL_PMC_IDX_FIXED) |
+	       (intel_td ? BIT_ULL(GLOBAL_STATUS_PERF_METRICS_OVF_BIT) : 0);
 }
+
+/* the status bits of the top-down registers */
+#define INTEL_TD_STATUS	(BIT_ULL(INTEL_PMC_IDX_FIXED_SLOTS) | \
+			 BIT_ULL(GLOBAL_STATUS_PERF_METRICS_OVF_BIT))
 
 /*
  * The PMI: every counter whose GLOBAL_STATUS bit is set wrapped. The
@@ -399,6 +437,12 @@ static int intel_handle_irq(struct pt_regs *regs)
 		if (status & GLOBAL_STATUS_BUFFER_OVF) {
 			handled++;
 			intel_pebs_drain(regs);
+		}
+		if (unlikely(intel_td && (status & INTEL_TD_STATUS))) {
+			u64 td = intel_td_pmi(status);
+
+			handled += !!td;
+			status &= ~td;
 		}
 		for_each_set_bit(bit, (unsigned long *)&status, X86_PMC_IDX_MAX) {
 			if (!(counters & BIT_ULL(bit)))
@@ -463,13 +507,23 @@ X86_PMU_STR_ATTR(intel_ev_td_recovery, "topdown-recovery-bubbles",
 		 "event=0xd,umask=0x1,cmask=1");
 X86_PMU_STR_ATTR(intel_ev_td_recovery_scale, "topdown-recovery-bubbles.scale",
 		 "4");
+/* the hardware top-down metrics (intel/topdown.c) */
+X86_PMU_STR_ATTR(intel_ev_slots, "slots", "event=0x00,umask=0x4");
+X86_PMU_STR_ATTR(intel_ev_td_retiring, "topdown-retiring",
+		 "event=0x00,umask=0x80");
+X86_PMU_STR_ATTR(intel_ev_td_bad_spec, "topdown-bad-spec",
+		 "event=0x00,umask=0x81");
+X86_PMU_STR_ATTR(intel_ev_td_fe_bound, "topdown-fe-bound",
+		 "event=0x00,umask=0x82");
+X86_PMU_STR_ATTR(intel_ev_td_be_bound, "topdown-be-bound",
+		 "event=0x00,umask=0x83");
 /* the events of perf mem: with PEBS only */
 X86_PMU_STR_ATTR(intel_ev_mem_loads, "mem-loads", "event=0xcd,umask=0x1,ldlat=3");
 X86_PMU_STR_ATTR(intel_ev_mem_stores, "mem-stores", "event=0xd0,umask=0x82");
 
 /*
- * in intel_arch_events[] order, then ref-cycles, then the top-down ones
- * and those of perf mem
+ * in intel_arch_events[] order, then ref-cycles, then the top-down ones,
+ * those of perf mem and, last, the hardware top-down metrics
  */
 static struct attribute *intel_event_attrs[] = {
 	&intel_ev_cycles.attr.attr,
@@ -489,6 +543,11 @@ static struct attribute *intel_event_attrs[] = {
 	&intel_ev_td_recovery_scale.attr.attr,
 	&intel_ev_mem_loads.attr.attr,
 	&intel_ev_mem_stores.attr.attr,
+	&intel_ev_slots.attr.attr,
+	&intel_ev_td_retiring.attr.attr,
+	&intel_ev_td_bad_spec.attr.attr,
+	&intel_ev_td_fe_bound.attr.attr,
+	&intel_ev_td_be_bound.attr.attr,
 	NULL,
 };
 
@@ -499,6 +558,8 @@ static umode_t intel_event_visible(struct kobject *kobj, struct attribute *attr,
 	if (attr == &intel_ev_mem_loads.attr.attr ||
 	    attr == &intel_ev_mem_stores.attr.attr)
 		return intel_pebs ? attr->mode : 0;
+	if (i >= ARRAY_SIZE(intel_event_attrs) - 6)
+		return intel_td ? attr->mode : 0;
 	if (i > ARRAY_SIZE(intel_arch_events))
 		return intel_skl ? attr->mode : 0;
 	if (i == ARRAY_SIZE(intel_arch_events))
@@ -533,10 +594,11 @@ static umode_t intel_format_visible(struct kobject *kobj,
 				    struct attribute *attr, int i)
 {
 	if (attr == &intel_format_any.attr.attr)
-		return x86_pmu_hw.version >= 3 ? attr->mode : 0;
+		return x86_pmu_hw.version >= 3 &&
+		       !x86_pmu_hw.anythread_deprecated ? attr->mode : 0;
 	if (attr == &intel_format_pc.attr.attr)
 		return attr->mode;
-	return intel_skl ? attr->mode : 0;
+	return intel_extra ? attr->mode : 0;
 }
 
 static const struct attribute_group *intel_attr_groups[] = {
@@ -593,13 +655,17 @@ int __init intel_pmu_init(void)
 	id = x86_match_cpu(intel_pmu_names);
 	if (id) {
 		strscpy(intel_pmu_name, (const char *)id->driver_data);
-		intel_skl = true;
-		intel_ops.cache_events = &intel_skl_cache_events;
-		intel_ops.cache_extra = &intel_skl_cache_extra;
+		/* Ice Lake's own event list is not here: no cache events */
+		intel_skl = !strcmp(intel_pmu_name, "skylake");
+		if (intel_skl) {
+			intel_ops.cache_events = &intel_skl_cache_events;
+			intel_ops.cache_extra = &intel_skl_cache_extra;
+		}
+		intel_extra = true;
 		intel_ops.extra_claim = intel_extra_claim;
 		intel_ops.extra_put = intel_extra_put;
 		intel_extra_init();
-		/* the Skylake LBRs: 32 deep, LIP + LBR_INFO */
+		/* the Skylake (and Ice Lake) LBRs: 32 deep, LIP + LBR_INFO */
 		if ((caps & INTEL_LBR_FORMAT) == INTEL_LBR_FORMAT_INFO)
 			intel_ops.lbr = &intel_lbr_skylake;
 		intel_ops.max_precise = intel_pebs_init(caps);
@@ -610,6 +676,10 @@ int __init intel_pmu_init(void)
 		snprintf(intel_pmu_name, sizeof(intel_pmu_name),
 			 "generic_arch_v%d", x86_pmu_hw.version);
 
+	if (intel_td_init(caps)) {
+		intel_ops.td_update = intel_td_update;
+		intel_ops.td_start = intel_td_start;
+	}
 	intel_cpu_reset();
 	return x86_pmu_register(&intel_ops);
 }
