@@ -11,7 +11,7 @@
 # what it hides under a hypervisor (that boot, named intel-metal, runs
 # only the tests of PMU_METAL_TESTS, default "pmu-cstate"), and the Ice
 # Lake server model with topdown slots and PERF_METRICS (named icx, runs
-# only the tests of PMU_ICX_TESTS, default "pmu-topdown
+# only the tests of PMU_ICX_TESTS, default "pmu-topdown pmu-icx-cache
 # pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh")) and CPU count of
 # PMU_SMPS (default "2") with build/pmu-qemu/qemu-system-x86_64 under
 # -icount shift=0,sleep=off -seed 1, checks the boot log on the host (the
@@ -38,7 +38,7 @@ kernel=$1 result=${2:-}
 SMPS=${PMU_SMPS:-2}
 CPUS=${PMU_CPUS:-Skylake-PMU EPYC-PMU Skylake-PMU,hypervisor=off Icelake-PMU}
 METAL_TESTS=${PMU_METAL_TESTS:-pmu-cstate}
-ICX_TESTS=${PMU_ICX_TESTS:-pmu-topdown pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh}
+ICX_TESTS=${PMU_ICX_TESTS:-pmu-topdown pmu-icx-cache pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh}
 REPEAT=${PMU_REPEAT:-1}
 QEMU_BIN=${PMU_QEMU:-$B/pmu-qemu/qemu-system-x86_64}
 initrd=$B/initramfs-pmu${PMU_TAG:+-$PMU_TAG}.cpio.gz
