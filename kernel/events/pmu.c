@@ -328,8 +328,9 @@ static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
  * @event: the new event
  *
  * A type with a registered PMU goes to that PMU. The generic hardware
- * types may name a PMU in config[63:32] (hybrid systems); otherwise they
- * go to whichever PMU accepts them. Returns the PMU with a module
+ * types may name a PMU in config[63:32] (hybrid systems): one that is
+ * registered gets the event; otherwise they go to whichever PMU accepts
+ * them. Returns the PMU with a module
  * reference, or ERR_PTR(-ENOENT) when none takes the event.
  */
 struct pmu *perf_pmu_find(struct perf_event *event)
@@ -342,9 +343,14 @@ struct pmu *perf_pmu_find(struct perf_event *event)
 
 	idx = srcu_read_lock(&pmus_srcu);
 
-	if (generic_hw && (event->attr.config >> 32)) {
-		pmu = idr_find(&pmu_idr, event->attr.config >> 32);
-		if (pmu && (pmu->capabilities & PERF_PMU_CAP_EXTENDED_HW_TYPE)) {
+	/*
+	 * A PMU named there takes the event or refuses it (6.12: the
+	 * software PMU's type gives ENOENT); a type no PMU has is ignored.
+	 */
+	if (generic_hw && (event->attr.config >> PERF_PMU_TYPE_SHIFT)) {
+		pmu = idr_find(&pmu_idr,
+			       event->attr.config >> PERF_PMU_TYPE_SHIFT);
+		if (pmu) {
 			err = perf_pmu_try(pmu, event);
 			goto out;
 		}

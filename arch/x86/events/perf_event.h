@@ -289,6 +289,8 @@ int x86_branch_type(u64 from, u64 to);
 
 extern const x86_cache_table_t intel_skl_cache_events;
 extern const x86_cache_table_t intel_skl_cache_extra;
+extern x86_cache_table_t intel_icl_cache_events;
+void intel_icl_cache_init(void);
 extern const x86_cache_table_t amd_zen_cache_events;
 
 void intel_extra_init(void);

@@ -677,9 +677,10 @@ static int x86_pmu_event_init(struct perf_event *event)
 
 	switch (attr->type) {
 	case PERF_TYPE_HARDWARE:
-		if (attr->config >= PERF_COUNT_HW_MAX)
+		/* config[63:32] named this PMU, or no registered one */
+		if ((attr->config & PERF_HW_EVENT_MASK) >= PERF_COUNT_HW_MAX)
 			return -EINVAL;
-		config = x86_ops->event_map(attr->config);
+		config = x86_ops->event_map(attr->config & PERF_HW_EVENT_MASK);
 		if (!config)
 			return -ENOENT;
 		break;

@@ -13,6 +13,9 @@
  * no sense (writing instructions) X86_CACHE_INVALID.
  */
 
+#include <linux/init.h>
+#include <linux/string.h>
+
 #include "../perf_event.h"
 
 #define C(x)		PERF_COUNT_HW_CACHE_##x
@@ -108,3 +111,19 @@ const x86_cache_table_t intel_skl_cache_extra = {
 				    RSP_DEMAND_RFO | RSP_REMOTE_DRAM },
 	},
 };
+
+/*
+ * Ice Lake's: Skylake's, but an ITLB read access is EINVAL (there is no
+ * STLB-hit event to count it with), as 6.12 has it on the model
+ */
+x86_cache_table_t intel_icl_cache_events __ro_after_init;
+
+/**
+ * intel_icl_cache_init - fill intel_icl_cache_events
+ */
+void __init intel_icl_cache_init(void)
+{
+	memcpy(intel_icl_cache_events, intel_skl_cache_events,
+	       sizeof(intel_icl_cache_events));
+	intel_icl_cache_events[C(ITLB)][OP_(READ)][RES_(ACCESS)] = INVALID;
+}

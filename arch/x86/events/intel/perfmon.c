@@ -70,6 +70,8 @@ static DEFINE_PER_CPU(u64, intel_fixed_ctrl);
 static bool intel_fw_writes __read_mostly;
 /* a model whose event list this driver has (Skylake) */
 static bool intel_skl __ro_after_init;
+/* ... Ice Lake's */
+static bool intel_icl __ro_after_init;
 /*
  * a model whose extra registers (offcore response, load latency, front
  * end) this driver knows: Skylake's and Ice Lake's are the same
@@ -162,6 +164,10 @@ static u64 intel_constraint(struct perf_event *event, u64 config)
 		gp = 0;
 	if (intel_skl && (config & INTEL_EVENT_UMASK) == INTEL_PREC_DIST)
 		gp &= BIT_ULL(1);
+	/* Ice Lake's INST_RETIRED.PREC_DIST is fixed counter 0's alone */
+	if (intel_icl && (config & INTEL_EVENT_UMASK) == INTEL_PREC_DIST &&
+	    !(config & INTEL_FIXED_EXCLUDES))
+		return BIT_ULL(X86_PMU_FIXED(0));
 	if (fixed >= 0 && fixed < x86_pmu_hw.num_counters_fixed)
 		gp |= BIT_ULL(X86_PMU_FIXED(fixed));
 	return gp;
@@ -655,12 +661,13 @@ int __init intel_pmu_init(void)
 	id = x86_match_cpu(intel_pmu_names);
 	if (id) {
 		strscpy(intel_pmu_name, (const char *)id->driver_data);
-		/* Ice Lake's own event list is not here: no cache events */
 		intel_skl = !strcmp(intel_pmu_name, "skylake");
-		if (intel_skl) {
-			intel_ops.cache_events = &intel_skl_cache_events;
-			intel_ops.cache_extra = &intel_skl_cache_extra;
-		}
+		intel_icl = !intel_skl;
+		if (intel_icl)
+			intel_icl_cache_init();
+		intel_ops.cache_events = intel_skl ? &intel_skl_cache_events :
+						     &intel_icl_cache_events;
+		intel_ops.cache_extra = &intel_skl_cache_extra;
 		intel_extra = true;
 		intel_ops.extra_claim = intel_extra_claim;
 		intel_ops.extra_put = intel_extra_put;

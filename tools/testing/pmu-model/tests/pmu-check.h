@@ -5,6 +5,7 @@
  * of them use. Static: a test need not use every one.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,4 +49,32 @@ static inline uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Print the kernel's log as /dev/kmsg holds it (the test runner's
+ * dmesg -c clears the log buffer's reader, not /dev/kmsg), the text of
+ * each record without its prefix.
+ */
+static inline int print_kmsg(void)
+{
+	char line[1024];
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ssize_t len;
+
+	while (fd >= 0) {
+		char *text;
+
+		len = read(fd, line, sizeof(line) - 1);
+		if (len < 0 && errno == EPIPE)
+			continue;	/* overwritten records */
+		if (len < 0)
+			break;
+		line[len] = 0;
+		text = strchr(line, ';');
+		printf("%s", text ? text + 1 : line);
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
 }

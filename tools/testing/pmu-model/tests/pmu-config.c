@@ -9,7 +9,12 @@
  * - sample_regs_intr with XMM registers (PERF_REG_X86_XMM0 and up): only
  *   PEBS records hold them, and the event asks for none: EINVAL.
  * The same attrs without the XMM bits open (the check is not just
- * refusing everything). Exit 0 on success, 1 on a failed check.
+ * refusing everything).
+ * - The generic hardware types' config[63:32] (PERF_PMU_TYPE_SHIFT): a
+ *   registered PMU's type hands the event to that PMU, which takes it
+ *   (the cpu PMU, counting the event config[31:0] names) or refuses it
+ *   (software, tracepoint: ENOENT); a type no PMU has is ignored.
+ * Exit 0 on success, 1 on a failed check.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -50,6 +55,66 @@ static void expect(const char *what, struct perf_event_attr *attr, int want)
 		close(fd);
 }
 
+/* the type number of PMU @name in sysfs, or -1 */
+static long long pmu_type(const char *name)
+{
+	char path[128];
+	long long type = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/bus/event_source/devices/%s/type", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &type) != 1)
+		type = -1;
+	fclose(f);
+	return type;
+}
+
+/* the generic hardware events with a PMU type in config[63:32] */
+static void extended_types(void)
+{
+	unsigned long long cpu = pmu_type("cpu");
+	struct perf_event_attr attr;
+	unsigned long long count = 0;
+	int fd;
+
+	attr_init(&attr, PERF_TYPE_HARDWARE,
+		  cpu << 32 | PERF_COUNT_HW_INSTRUCTIONS);
+	attr.disabled = 0;
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd >= 0 && read(fd, &count, sizeof(count)) != sizeof(count))
+		count = 0;
+	printf("%s instructions with the cpu PMU's type in config[63:32] counts: %llu\n",
+	       fd >= 0 && count > 0 ? "ok" : "not ok", count);
+	if (fd < 0 || !count)
+		fails++;
+	if (fd >= 0)
+		close(fd);
+
+	attr_init(&attr, PERF_TYPE_HARDWARE,
+		  (unsigned long long)PERF_TYPE_SOFTWARE << 32);
+	expect("cycles with the software PMU's type in config[63:32]", &attr,
+	       ENOENT);
+	attr_init(&attr, PERF_TYPE_HARDWARE,
+		  (unsigned long long)PERF_TYPE_TRACEPOINT << 32);
+	expect("cycles with the tracepoint PMU's type in config[63:32]",
+	       &attr, ENOENT);
+	attr_init(&attr, PERF_TYPE_HARDWARE, 0x99ULL << 32);
+	expect("cycles with no PMU's type (0x99) in config[63:32]", &attr, 0);
+	attr_init(&attr, PERF_TYPE_HW_CACHE,
+		  (unsigned long long)PERF_TYPE_SOFTWARE << 32);
+	expect("L1D read access with the software PMU's type in config[63:32]",
+	       &attr, ENOENT);
+	attr_init(&attr, PERF_TYPE_HW_CACHE, cpu << 32);
+	expect("L1D read access with the cpu PMU's type in config[63:32]",
+	       &attr, 0);
+	attr_init(&attr, PERF_TYPE_HARDWARE, 1ULL << 63);
+	expect("cycles with no PMU's type (bit 63) in config[63:32]", &attr, 0);
+}
+
 int main(void)
 {
 	struct perf_event_attr attr;
@@ -79,5 +144,7 @@ int main(void)
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_INTR;
 	attr.sample_regs_intr = 3ULL << XMM0_BIT;
 	expect("raw 0xc0, regs_intr XMM0", &attr, EINVAL);
+
+	extended_types();
 	return fails ? 1 : 0;
 }

@@ -1418,26 +1418,8 @@ int main(int argc, char **argv)
 			sweep_st(b, (1 << 20) / 64, 64);
 		return 0;
 	}
-	/* the kernel's log, which the test runner's dmesg -c leaves there */
-	if (argc > 1 && !strcmp(argv[1], "kmsg")) {
-		char line[1024];
-		int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-		ssize_t len;
-
-		while (fd >= 0) {
-			char *text;
-
-			len = read(fd, line, sizeof(line) - 1);
-			if (len < 0 && errno == EPIPE)
-				continue;	/* overwritten records */
-			if (len < 0)
-				break;
-			line[len] = 0;
-			text = strchr(line, ';');
-			printf("%s", text ? text + 1 : line);
-		}
-		return 0;
-	}
+	if (argc > 1 && !strcmp(argv[1], "kmsg"))
+		return print_kmsg();
 	if (cpu_is_intel()) {
 		printf("ok # SKIP IBS is AMD's\n");
 		return 0;

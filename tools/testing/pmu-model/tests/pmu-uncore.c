@@ -1071,25 +1071,8 @@ int main(int argc, char **argv)
 			sweep(buf, MISS_LINES);
 		return 0;
 	}
-	if (argc > 1 && !strcmp(argv[1], "kmsg")) {
-		char line[1024];
-		int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-		ssize_t len;
-
-		while (fd >= 0) {
-			char *text;
-
-			len = read(fd, line, sizeof(line) - 1);
-			if (len < 0 && errno == EPIPE)
-				continue;	/* overwritten records */
-			if (len < 0)
-				break;
-			line[len] = 0;
-			text = strchr(line, ';');
-			printf("%s", text ? text + 1 : line);
-		}
-		return 0;
-	}
+	if (argc > 1 && !strcmp(argv[1], "kmsg"))
+		return print_kmsg();
 	if (cpu_is_intel()) {
 		printf("ok # SKIP amd_l3 and amd_df are AMD's\n");
 		return 0;
