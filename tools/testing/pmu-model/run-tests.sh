@@ -78,6 +78,8 @@ mods+=(-x /usr/bin/papi_avail -x /usr/bin/papi_command_line)
 # libpfm4's examples and pmu-pfm (static), for pmu-pfm.sh
 mods+=(-x "$B/pmu-tests/showevtinfo" -x "$B/pmu-tests/check_events" \
 	-x "$B/pmu-tests/pmu-pfm")
+# sourced by the scripts that lift the sample rate limit
+mods+=(-x "$B/pmu-tests/pmu-rate.sh")
 "$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -t "$tests:$B/pmu-tests" "${mods[@]}"
 
 # The tests a CPU model's boot runs: all (empty) or these

@@ -18,12 +18,8 @@
 dir=$(dirname "$0")
 fail=0
 grep -q GenuineIntel /proc/cpuinfo || { echo "ok # SKIP PEBS is Intel's"; exit 0; }
-rate=/proc/sys/kernel/perf_event_max_sample_rate
-pct=/proc/sys/kernel/perf_cpu_time_max_percent
-old_rate=$(cat $rate) old_pct=$(cat $pct)
-# the rate cannot be written while the time limit is off
-echo 100000 > $rate
-echo 0 > $pct
+. /usr/bin/pmu-rate.sh
+rate_lift
 
 perf c2c record -u -- -c 200 -o /tmp/c2c.data "$dir/pmu-pebs" sweep \
 	> /tmp/c2c.out 2>&1 || fail=1
@@ -55,6 +51,5 @@ want "Store L1D Hit" 9
 want "Store L1D Miss" 328
 want "Unable to parse data source" 0
 want "Total Shared Cache Lines" 0
-echo "$old_pct" > $pct
-echo "$old_rate" > $rate
+rate_restore
 exit $fail

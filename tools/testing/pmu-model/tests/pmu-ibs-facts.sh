@@ -90,12 +90,8 @@ run() {
 # PMIs may have lowered it (to 2500 in a full run on the KASAN kernel),
 # and IBS counts the kernel's ops too (exec's, the NMI's), so a lowered
 # limit throttles the event before pmu-loop's 200000 instructions run
-rate=/proc/sys/kernel/perf_event_max_sample_rate
-pct=/proc/sys/kernel/perf_cpu_time_max_percent
-old_rate=$(cat $rate) old_pct=$(cat $pct)
-# the rate cannot be written while the time limit is off
-echo 100000 > $rate
-echo 0 > $pct
+. /usr/bin/pmu-rate.sh
+rate_lift
 
 # perf record's samples on pmu-loop's loop (and how many of them)
 loop_samples() { # DATA EVENT
@@ -135,6 +131,5 @@ run perf mem record -c 1000 -o /tmp/ibs.mem2 -- "$dir/pmu-ibs" sweep
 run perf mem report -i /tmp/ibs.mem2 --stdio --sort=mem,sym
 run perf mem -t load record -o /tmp/ibs.meml -- "$dir/pmu-ibs" sweep
 run perf mem -t store record -o /tmp/ibs.mems -- "$dir/pmu-ibs" sweep
-echo "$old_pct" > $pct
-echo "$old_rate" > $rate
+rate_restore
 exit $fail

@@ -47,6 +47,7 @@
 #include <linux/perf_event.h>
 
 #include "pmu-check.h"
+#include "pmu-sweep.h"
 
 #define INVALID		((uint64_t)-1)
 
@@ -246,56 +247,10 @@ static void test_table(void)
 		    &icx_cache[C(L1D)][OP_(READ)][RES_(ACCESS)]);
 }
 
-/* counts: pmu-dcache's sweeps */
-#define LINE		64
-#define PAGE		4096
-#define LINES		8192		/* n of a line sweep: 128 pages */
-#define PAGES		4096		/* n of a page sweep: 16 MiB */
-#define BUF_SIZE	(2UL * PAGES * PAGE)
-#define NEV		4
-#define TRIES		3
+/* counts: pmu-dcache's sweeps (pmu-sweep.h) */
 /* the branch case: BR_OUTER loops of BR_INNER iterations */
 #define BR_OUTER	10000
 #define BR_INNER	4
-
-#define HWC(c, op, res)	(C(c) | OP_(op) << 8 | RES_(res) << 16)
-
-struct ev {
-	const char *name;
-	uint64_t config;
-};
-
-/* what one case counts, and per event the count per extra access */
-struct count_case {
-	const char *name;
-	long stride;		/* 0: the branch loop */
-	long n;
-	int store;
-	struct ev ev[NEV];
-	long per[NEV];		/* per extra access (branch loop: outer loop) */
-};
-
-static char *buf;
-
-/* one load (or store) every @stride bytes from @p, @n times */
-static void __attribute__((noinline)) sweep(char *p, long n, long stride,
-					    int store)
-{
-	if (!n)
-		return;
-	if (store)
-		asm volatile("1:	mov %%rax, (%0)\n"
-			     "	add %2, %0\n"
-			     "	dec %1\n"
-			     "	jnz 1b\n"
-			     : "+r"(p), "+r"(n) : "r"(stride) : "rax", "memory");
-	else
-		asm volatile("1:	mov (%0), %%rax\n"
-			     "	add %2, %0\n"
-			     "	dec %1\n"
-			     "	jnz 1b\n"
-			     : "+r"(p), "+r"(n) : "r"(stride) : "rax", "memory");
-}
 
 /*
  * @n loops of BR_INNER iterations: n * (BR_INNER + 1) branches, and a
@@ -315,140 +270,70 @@ static void __attribute__((noinline)) branches(long n)
 		     : "+r"(n), "=&r"(i) : "i"(BR_INNER) : "cc");
 }
 
-static void work(const struct count_case *c, long n)
-{
-	if (c->stride)
-		sweep(buf, n, c->stride, c->store);
-	else
-		branches(n);
-}
+#define EV(name, c, op, res)	{ name, PERF_TYPE_HW_CACHE, HWC(c, op, res) }
 
-struct group_read {
-	uint64_t nr, enabled, running;
-	uint64_t val[NEV];
-};
-
-/* the counts over @n; 0 if the group was not on throughout */
-static int measure(const struct count_case *c, int fd, long n, int64_t *d)
-{
-	struct group_read r0, r1;
-	int i;
-
-	if (read(fd, &r0, sizeof(r0)) != sizeof(r0))
-		return 0;
-	work(c, n);
-	if (read(fd, &r1, sizeof(r1)) != sizeof(r1))
-		return 0;
-	for (i = 0; i < NEV; i++)
-		d[i] = r1.val[i] - r0.val[i];
-	return r1.enabled == r1.running;
-}
-
-static void run_case(const struct count_case *c)
-{
-	int64_t d1[NEV], d2[NEV];
-	int fds[NEV], i, t, ok = 0;
-	char what[200];
-
-	for (i = 0; i < NEV; i++) {
-		fds[i] = perf_open(PERF_TYPE_HW_CACHE, c->ev[i].config, 0,
-				   i ? fds[0] : -1,
-				   PERF_FORMAT_GROUP |
-				   PERF_FORMAT_TOTAL_TIME_ENABLED |
-				   PERF_FORMAT_TOTAL_TIME_RUNNING);
-		if (fds[i] < 0) {
-			snprintf(what, sizeof(what), "%s: open %s: %s",
-				 c->name, c->ev[i].name, strerror(errno));
-			check(0, what);
-			while (i--)
-				close(fds[i]);
-			return;
-		}
-	}
-	/* a first pass over all of it: the second-level DTLB holds it */
-	work(c, 2 * c->n);
-	for (t = 0; t < TRIES && !ok; t++) {
-		int on = measure(c, fds[0], c->n, d1);
-
-		on &= measure(c, fds[0], 2 * c->n, d2);
-		ok = on;
-		for (i = 0; i < NEV; i++)
-			ok &= d2[i] - d1[i] == c->n * c->per[i];
-	}
-	for (i = 0; i < NEV; i++) {
-		snprintf(what, sizeof(what), "%s: %s over %ld more (try %d)",
-			 c->name, c->ev[i].name, c->n, t);
-		check_val(d2[i] - d1[i] == c->n * c->per[i], what,
-			  d2[i] - d1[i], c->n * c->per[i]);
-	}
-	for (i = 0; i < NEV; i++)
-		close(fds[i]);
-}
-
-#define EV(name, c, op, res)	{ name, HWC(c, op, res) }
-
-static const struct count_case cases[] = {
+static const struct sweep_case cases[] = {
 	{ "line loads", LINE, LINES, 0, {
 		EV("L1D-read-access (loads)", L1D, READ, ACCESS),
 		EV("L1D-read-miss (L1D fills)", L1D, READ, MISS),
 		EV("DTLB-read-access (loads)", DTLB, READ, ACCESS),
 		EV("DTLB-read-miss (load walks)", DTLB, READ, MISS) },
-	  { 1, 1, 1, 0 } },
+	  { 64, 64, 64, 0 } },
 	{ "page loads", PAGE, PAGES, 0, {
 		EV("L1D-read-access (loads)", L1D, READ, ACCESS),
 		EV("L1D-read-miss (L1D fills)", L1D, READ, MISS),
 		EV("DTLB-read-miss (load walks)", DTLB, READ, MISS),
 		EV("BPU-read-access (branches)", BPU, READ, ACCESS) },
-	  { 1, 1, 1, 1 } },
+	  { 64, 64, 64, 64 } },
 	{ "line stores", LINE, LINES, 1, {
 		EV("L1D-write-access (stores)", L1D, WRITE, ACCESS),
 		EV("DTLB-write-access (stores)", DTLB, WRITE, ACCESS),
 		EV("DTLB-write-miss (store walks)", DTLB, WRITE, MISS),
 		EV("L1D-read-access (loads)", L1D, READ, ACCESS) },
-	  { 1, 1, 0, 0 } },
+	  { 64, 64, 0, 0 } },
 	{ "page stores", PAGE, PAGES, 1, {
 		EV("L1D-write-access (stores)", L1D, WRITE, ACCESS),
 		EV("DTLB-write-miss (store walks)", DTLB, WRITE, MISS),
 		EV("L1D-read-miss (L1D fills)", L1D, READ, MISS),
 		EV("BPU-read-miss (mispredictions)", BPU, READ, MISS) },
-	  { 1, 1, 1, 0 } },
+	  { 64, 64, 64, 0 } },
 	/* offcore: at most two response values in a group (two MSRs) */
 	{ "line loads, offcore", LINE, LINES, 0, {
 		EV("LL-read-access (L2 misses)", LL, READ, ACCESS),
 		EV("LL-read-miss (L3 misses)", LL, READ, MISS),
 		EV("BPU-read-access (branches)", BPU, READ, ACCESS),
 		EV("BPU-read-miss (mispredictions)", BPU, READ, MISS) },
-	  { 1, 0, 1, 0 } },
+	  { 64, 0, 64, 0 } },
 	{ "page loads, offcore", PAGE, PAGES, 0, {
 		EV("LL-read-access (L2 misses)", LL, READ, ACCESS),
 		EV("NODE-read-access (local DRAM)", NODE, READ, ACCESS),
 		EV("L1D-read-access (loads)", L1D, READ, ACCESS),
 		EV("L1D-read-miss (L1D fills)", L1D, READ, MISS) },
-	  { 1, 1, 1, 1 } },
+	  { 64, 64, 64, 64 } },
 	{ "page loads, offcore misses", PAGE, PAGES, 0, {
 		EV("LL-read-miss (L3 misses)", LL, READ, MISS),
 		EV("NODE-read-miss (remote DRAM)", NODE, READ, MISS),
 		EV("DTLB-read-access (loads)", DTLB, READ, ACCESS),
 		EV("DTLB-read-miss (load walks)", DTLB, READ, MISS) },
-	  { 1, 0, 1, 1 } },
+	  { 64, 0, 64, 64 } },
 	{ "page stores, offcore", PAGE, PAGES, 1, {
 		EV("LL-write-access (L2 misses)", LL, WRITE, ACCESS),
 		EV("LL-write-miss (L3 misses)", LL, WRITE, MISS),
 		EV("L1D-write-access (stores)", L1D, WRITE, ACCESS),
 		EV("DTLB-write-access (stores)", DTLB, WRITE, ACCESS) },
-	  { 1, 1, 1, 1 } },
+	  { 64, 64, 64, 64 } },
 	{ "page stores, node", PAGE, PAGES, 1, {
 		EV("NODE-write-access (local DRAM)", NODE, WRITE, ACCESS),
 		EV("NODE-write-miss (remote DRAM)", NODE, WRITE, MISS),
 		EV("L1D-write-access (stores)", L1D, WRITE, ACCESS),
 		EV("DTLB-write-miss (store walks)", DTLB, WRITE, MISS) },
-	  { 1, 0, 1, 1 } },
+	  { 64, 0, 64, 64 } },
 	{ "branch loops", 0, BR_OUTER, 0, {
 		EV("BPU-read-access (branches)", BPU, READ, ACCESS),
 		EV("BPU-read-miss (mispredictions)", BPU, READ, MISS),
 		EV("L1I-read-miss (no I-cache)", L1I, READ, MISS),
 		EV("ITLB-read-miss (no ITLB)", ITLB, READ, MISS) },
-	  { BR_INNER + 1, 1, 0, 0 } },
+	  { (BR_INNER + 1) * 64, 64, 0, 0 }, branches },
 	{ NULL }
 };
 
@@ -465,7 +350,7 @@ static int is_icelake_pmu(void)
 
 int main(void)
 {
-	const struct count_case *c;
+	const struct sweep_case *c;
 	cpu_set_t set;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -493,7 +378,7 @@ int main(void)
 	/* every page written: no fault inside a measurement */
 	memset(buf, 1, BUF_SIZE);
 	for (c = cases; c->name; c++)
-		run_case(c);
+		sweep_run_case(c);
 	printf("%s\n", fails ? "FAIL" : "PASS");
 	return fails ? 1 : 0;
 }

@@ -14,12 +14,8 @@
 dir=$(dirname "$0")
 fail=0
 grep -q GenuineIntel /proc/cpuinfo || { echo "ok # SKIP PEBS is Intel's"; exit 0; }
-rate=/proc/sys/kernel/perf_event_max_sample_rate
-pct=/proc/sys/kernel/perf_cpu_time_max_percent
-old_rate=$(cat $rate) old_pct=$(cat $pct)
-# the rate cannot be written while the time limit is off
-echo 100000 > $rate
-echo 0 > $pct
+. /usr/bin/pmu-rate.sh
+rate_lift
 
 # has REPORT a line of symbol SYM with memory access ACCESS?
 has() {
@@ -42,6 +38,5 @@ done
 has /tmp/mem.load.rep "L3 (or L3 )?hit" pebs_ld_insn "perf mem -t load"
 has /tmp/mem.load.rep "L3 miss" pebs_ld_insn "perf mem -t load"
 has /tmp/mem.store.rep "L1 (or N/A )?miss" pebs_st_insn "perf mem -t store"
-echo "$old_pct" > $pct
-echo "$old_rate" > $rate
+rate_restore
 exit $fail

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The cache tests' sweeps (pmu-dcache, pmu-icx-cache): a group of NEV
+ * counting events read around a sweep of n and of 2n accesses, whose
+ * difference must be the expected count per extra access exactly. A
+ * timer interrupt inside a sweep may evict the page the sweep is on from
+ * the first-level DTLB (the model runs at every CPL): a case is measured
+ * up to TRIES times and passes if one measurement is exact. Needs
+ * pmu-check.h, and a buffer of BUF_SIZE in buf with every page written.
+ */
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+
+#define LINE		64
+#define PAGE		4096
+#define LINES		8192		/* n of a line sweep: 128 pages */
+#define PAGES		4096		/* n of a page sweep: 16 MiB */
+#define BUF_SIZE	(2UL * PAGES * PAGE)
+#define NEV		4
+#define TRIES		3
+
+#define HWC(c, op, res)	(PERF_COUNT_HW_CACHE_##c | \
+			 (PERF_COUNT_HW_CACHE_OP_##op << 8) | \
+			 (PERF_COUNT_HW_CACHE_RESULT_##res << 16))
+
+struct ev {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+};
+
+/* what one case counts, and per event the count per extra access */
+struct sweep_case {
+	const char *name;
+	long stride;
+	long n;
+	int store;
+	struct ev ev[NEV];
+	/* expected difference per extra line or page, in 1/64 for pages */
+	long per64[NEV];
+	/* instead of the sweep: @n of something else */
+	void (*work)(long n);
+};
+
+static char *buf;
+
+/* one load (or store) every @stride bytes from @p, @n times */
+static void __attribute__((noinline)) sweep(char *p, long n, long stride,
+					    int store)
+{
+	if (!n)
+		return;
+	if (store)
+		asm volatile("1:	mov %%rax, (%0)\n"
+			     "	add %2, %0\n"
+			     "	dec %1\n"
+			     "	jnz 1b\n"
+			     : "+r"(p), "+r"(n) : "r"(stride) : "rax", "memory");
+	else
+		asm volatile("1:	mov (%0), %%rax\n"
+			     "	add %2, %0\n"
+			     "	dec %1\n"
+			     "	jnz 1b\n"
+			     : "+r"(p), "+r"(n) : "r"(stride) : "rax", "memory");
+}
+
+static void sweep_work(const struct sweep_case *c, long n)
+{
+	if (c->work)
+		c->work(n);
+	else
+		sweep(buf, n, c->stride, c->store);
+}
+
+static int sweep_open_group(const struct sweep_case *c, int *fds)
+{
+	int i;
+
+	for (i = 0; i < NEV; i++) {
+		struct perf_event_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = c->ev[i].type;
+		a.config = c->ev[i].config;
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		a.read_format = PERF_FORMAT_GROUP |
+				PERF_FORMAT_TOTAL_TIME_ENABLED |
+				PERF_FORMAT_TOTAL_TIME_RUNNING;
+		fds[i] = syscall(SYS_perf_event_open, &a, 0, -1,
+				 i ? fds[0] : -1, 0);
+		if (fds[i] < 0) {
+			printf("not ok %s: open %s: %s\n", c->name,
+			       c->ev[i].name, strerror(errno));
+			fails++;
+			while (i--)
+				close(fds[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct sweep_read {
+	uint64_t nr, enabled, running;
+	uint64_t val[NEV];
+};
+
+/* the counts over one sweep of @n; 0 if the group was not on throughout */
+static int sweep_measure(const struct sweep_case *c, int fd, long n,
+			 int64_t *d)
+{
+	struct sweep_read r0, r1;
+	int i;
+
+	if (read(fd, &r0, sizeof(r0)) != sizeof(r0))
+		return 0;
+	sweep_work(c, n);
+	if (read(fd, &r1, sizeof(r1)) != sizeof(r1))
+		return 0;
+	for (i = 0; i < NEV; i++)
+		d[i] = r1.val[i] - r0.val[i];
+	return r1.enabled == r1.running;
+}
+
+static void sweep_run_case(const struct sweep_case *c)
+{
+	int64_t d1[NEV], d2[NEV];
+	int fds[NEV], i, t, ok = 0;
+	char what[200];
+
+	if (sweep_open_group(c, fds))
+		return;
+	/* a first sweep over all of it: the second-level DTLB holds it */
+	sweep_work(c, 2 * c->n);
+	for (t = 0; t < TRIES && !ok; t++) {
+		int on = sweep_measure(c, fds[0], c->n, d1);
+
+		on &= sweep_measure(c, fds[0], 2 * c->n, d2);
+		ok = on;
+		for (i = 0; i < NEV; i++)
+			ok &= d2[i] - d1[i] == c->n * c->per64[i] / 64;
+	}
+	for (i = 0; i < NEV; i++) {
+		snprintf(what, sizeof(what), "%s: %s over %ld more (try %d)",
+			 c->name, c->ev[i].name, c->n, t);
+		check_val(d2[i] - d1[i] == c->n * c->per64[i] / 64, what,
+			  d2[i] - d1[i], c->n * c->per64[i] / 64);
+	}
+	for (i = 0; i < NEV; i++)
+		close(fds[i]);
+}
