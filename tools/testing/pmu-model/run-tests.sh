@@ -6,13 +6,18 @@
 #
 # Builds the guest programs (build/pmu-tests) and their initramfs
 # (build/initramfs-pmu.cpio.gz), boots once per CPU model of PMU_CPUS
-# (default "Skylake-PMU EPYC-PMU Skylake-PMU,hypervisor=off Icelake-PMU":
+# (default "Skylake-PMU EPYC-PMU Skylake-PMU,hypervisor=off Icelake-PMU
+# Icelake-PMU,arch-lbr=on,model=143":
 # Intel, AMD, Intel without CPUID's hypervisor bit, where 6.12 registers
 # what it hides under a hypervisor (that boot, named intel-metal, runs
 # only the tests of PMU_METAL_TESTS, default "pmu-cstate"), and the Ice
 # Lake server model with topdown slots and PERF_METRICS (named icx, runs
 # only the tests of PMU_ICX_TESTS, default "pmu-topdown pmu-icx-cache
-# pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh")) and CPU count of
+# pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh"), and
+# the Ice Lake model with architectural LBRs (0018) and Sapphire Rapids'
+# model number, where 6.12 uses them (named alr, runs only the tests of
+# PMU_ALR_TESTS, default "pmu-arch-lbr pmu-lbr.sh pmu-lbr-type
+# pmu-lbr-stack pmu-lbr-task")) and CPU count of
 # PMU_SMPS (default "2") with build/pmu-qemu/qemu-system-x86_64 under
 # -icount shift=0,sleep=off -seed 1, checks the boot log on the host (the
 # kernel's Intel/AMD PMU driver line, no "broken PMU", no "unchecked MSR
@@ -36,9 +41,10 @@ ROOT=$(cd "$HERE/../../.." && pwd)
 B=$ROOT/build
 kernel=$1 result=${2:-}
 SMPS=${PMU_SMPS:-2}
-CPUS=${PMU_CPUS:-Skylake-PMU EPYC-PMU Skylake-PMU,hypervisor=off Icelake-PMU}
+CPUS=${PMU_CPUS:-Skylake-PMU EPYC-PMU Skylake-PMU,hypervisor=off Icelake-PMU Icelake-PMU,arch-lbr=on,model=143}
 METAL_TESTS=${PMU_METAL_TESTS:-pmu-cstate}
 ICX_TESTS=${PMU_ICX_TESTS:-pmu-topdown pmu-icx-cache pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh}
+ALR_TESTS=${PMU_ALR_TESTS:-pmu-arch-lbr pmu-lbr.sh pmu-lbr-type pmu-lbr-stack pmu-lbr-task}
 REPEAT=${PMU_REPEAT:-1}
 QEMU_BIN=${PMU_QEMU:-$B/pmu-qemu/qemu-system-x86_64}
 initrd=$B/initramfs-pmu${PMU_TAG:+-$PMU_TAG}.cpio.gz
@@ -86,6 +92,7 @@ mods+=(-x "$B/pmu-tests/pmu-rate.sh")
 only_tests() { # CPU
 	case $1 in
 	*hypervisor=off*) echo $METAL_TESTS ;;
+	*arch-lbr=on*) echo $ALR_TESTS ;;
 	Icelake-PMU*) echo $ICX_TESTS ;;
 	esac
 }
@@ -117,6 +124,7 @@ jobs=${PMU_JOBS:-$(nproc)}
 for cpu in $CPUS; do
 	case $cpu in
 	EPYC*|*AMD*|*amd*) vendor=amd ;;
+	*arch-lbr=on*) vendor=alr ;;
 	Icelake-PMU*) vendor=icx ;;
 	*) vendor=intel ;;
 	esac
@@ -145,7 +153,8 @@ for r in "${runs[@]}"; do
 	runlist=$list skips=${PMU_SKIP:-}
 	only=$(only_tests "$cpu")
 	if [ -n "$only" ]; then
-		runlist=$list-$(case $cpu in *hypervisor=off*) echo metal ;; *) echo icx ;; esac)
+		runlist=$list-$(case $cpu in *hypervisor=off*) echo metal ;;
+			*arch-lbr=on*) echo alr ;; *) echo icx ;; esac)
 		awk -v only=" $only " '/^#/ || !NF || index(only, " " $1 " ")' \
 			"$list" > "$runlist"
 		skips=$(for t in $skips; do

@@ -26,9 +26,11 @@
  * recorded, so hw_idx (the index of the newest record, the top of the
  * stack) advances by 500 modulo the depth on Intel. It must lie in
  * [0, depth). On AMD (LbrExtV2 has no top of stack, its entry 0 is the
- * newest) it is 0. The model's LbrExtV2 entries are all retired
- * branches: spec is PERF_BR_NON_SPEC_CORRECT_PATH there, in every mode,
- * and PERF_BR_SPEC_NA on Intel. Without TYPE_SAVE no record has a type.
+ * newest) it is 0, and so with architectural LBRs (0018). The model's
+ * LbrExtV2 entries are all retired branches: spec is
+ * PERF_BR_NON_SPEC_CORRECT_PATH there, in every mode, and
+ * PERF_BR_SPEC_NA on Intel. Without TYPE_SAVE no record has a type,
+ * except with architectural LBRs (their LBR_INFO has it).
  * Exit 0 on success, 1 on a failed check.
  */
 #define _GNU_SOURCE
@@ -322,7 +324,7 @@ static int record(const char *what, uint64_t bst, uint64_t period,
 
 int main(void)
 {
-	int i, n, intel;
+	int i, n, intel, arch;
 	FILE *fp;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -334,7 +336,10 @@ int main(void)
 	}
 	fclose(fp);
 	intel = cpu_is_intel();
-	printf("# %s, %d entries\n", intel ? "intel" : "amd", depth);
+	/* architectural LBRs (0018): no top of stack, as AMD's */
+	arch = !system("grep -qw arch_lbr /proc/cpuinfo");
+	printf("# %s%s, %d entries\n", intel ? "intel" : "amd",
+	       arch ? " (architectural LBRs)" : "", depth);
 	/* LbrExtV2 says whether a branch was speculative; legacy LBR not */
 	spec_want = intel ? PERF_BR_SPEC_NA : PERF_BR_NON_SPEC_CORRECT_PATH;
 
@@ -373,8 +378,13 @@ int main(void)
 		return 1;
 	printf("# plain: %d samples, %d typed, %d other spec\n", n,
 	       plain_typed, plain_spec);
-	check(n > 0 && !plain_typed, "%s",
-	      "without TYPE_SAVE no record has a type");
+	if (arch)
+		/* architectural LBRs (0018): LBR_INFO has the type */
+		check(n > 0 && plain_typed, "%s", "architectural LBRs: "
+		      "records have a type without TYPE_SAVE");
+	else
+		check(n > 0 && !plain_typed, "%s",
+		      "without TYPE_SAVE no record has a type");
 	check(n > 0 && !plain_spec, "%s", "without TYPE_SAVE the same spec");
 
 	/* the hardware index */
@@ -387,7 +397,7 @@ int main(void)
 	for (i = 0; i < depth; i++)
 		if (deltas[i])
 			printf("# delta %d: %d\n", i, deltas[i]);
-	if (intel) {
+	if (intel && !arch) {
 		check(loop_samples >= 50, "%s", "samples in the loop");
 		check(!bad_idx, "%s", "hw_idx below the depth");
 		check(nidx >= 49 && deltas[500 & (depth - 1)] >= nidx - 2,

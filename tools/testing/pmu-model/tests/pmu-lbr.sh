@@ -272,8 +272,12 @@ fi
 perf record -q --call-graph lbr -e instructions:u -c $P -o /tmp/lbr.d -- "$dir/pmu-calls" || fail=1
 brstack /tmp/lbr.d > /tmp/lbr.d.txt
 expect "samples: $(wc -l < /tmp/lbr.d.txt)" "$(wc -l < /tmp/lbr.d.txt)" $(((4 * N + 9) / P))
-in_f2="$(hex $B)/$(hex $F2)/- $(hex $A)/$(hex $F1)/-"
-in_f3="$(hex $C)/$(hex $F3)/- $(hex $A)/$(hex $F1)/-"
+# legacy call-stack records carry no flags; architectural LBRs (0018)
+# keep LBR_INFO's, so the driver reports them predicted
+cf=-
+grep -qw arch_lbr /proc/cpuinfo && cf=P
+in_f2="$(hex $B)/$(hex $F2)/$cf $(hex $A)/$(hex $F1)/$cf"
+in_f3="$(hex $C)/$(hex $F3)/$cf $(hex $A)/$(hex $F1)/$cf"
 k=0
 while read -r ip stack; do
 	k=$((k + 1))
