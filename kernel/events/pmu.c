@@ -351,6 +351,10 @@ struct pmu *perf_pmu_find(struct perf_event *event)
 		pmu = idr_find(&pmu_idr,
 			       event->attr.config >> PERF_PMU_TYPE_SHIFT);
 		if (pmu) {
+			/*
+			 * Not forwarded: 6.12 gives AMD's precise cycles
+			 * named so ENOENT, not IBS
+			 */
 			err = perf_pmu_try(pmu, event);
 			goto out;
 		}

@@ -175,6 +175,8 @@ struct x86_pmu_ops {
 /**
  * struct x86_lbr_ops - a vendor's last branch records
  * @nr: depth of the stack
+ * @no_flags_predicted: a record's predicted flag under
+ *	PERF_SAMPLE_BRANCH_NO_FLAGS (6.12's architectural LBRs keep it set)
  * @select: the hardware filter for a branch_sample_type (which the core
  *	has given privilege bits); -EOPNOTSUPP for what it cannot do
  * @enable: start recording with that filter, frozen on each PMI
@@ -190,6 +192,7 @@ struct x86_pmu_ops {
  */
 struct x86_lbr_ops {
 	int	nr;
+	bool	no_flags_predicted;
 	int	(*select)(u64 branch_sample_type, u64 *sel);
 	void	(*enable)(u64 sel);
 	void	(*disable)(void);
@@ -316,9 +319,18 @@ void intel_pebs_cpu_reset(void);
 /* Intel top-down metrics (intel/topdown.c): the level 1 metrics' indices */
 #define INTEL_TD_METRIC_IDX_MASK \
 	GENMASK_ULL(INTEL_PMC_IDX_TD_BE_BOUND, INTEL_PMC_IDX_TD_RETIRING)
+/* ... and with the slots counter's */
+#define X86_TOPDOWN_MASK	(INTEL_TD_METRIC_IDX_MASK | \
+				 BIT_ULL(INTEL_PMC_IDX_FIXED_SLOTS))
+
+/* whether counter index @idx is a top-down event's (no other vendor's) */
+static inline bool x86_is_topdown(int idx)
+{
+	return idx >= 0 && (X86_TOPDOWN_MASK & BIT_ULL(idx));
+}
 extern bool intel_td;
 bool intel_td_init(u64 caps);
-u64 intel_td_constraint(u64 config);
+u64 intel_td_constraint(struct perf_event *event, u64 config);
 int intel_td_config(struct perf_event *event, u64 config);
 void intel_td_counter(int idx, unsigned long *msr, int *rdpmc, int *bits);
 u64 intel_td_update(struct perf_event *event);
@@ -326,6 +338,7 @@ void intel_td_start(struct perf_event *event);
 u64 intel_td_pmi(u64 status);
 
 extern const struct x86_lbr_ops intel_lbr_skylake;
+const struct x86_lbr_ops *intel_arch_lbr_init(void);
 extern struct x86_lbr_ops amd_lbr_v2;
 int amd_lbr_init(void);
 

@@ -112,8 +112,7 @@ u64 x86_perf_event_update(struct perf_event *event)
 	 * Intel's top-down events (no other vendor has counters this high);
 	 * a sampling slots event counts as any other
 	 */
-	if (unlikely(hwc->idx >= INTEL_PMC_IDX_FIXED_SLOTS) &&
-	    !is_sampling_event(event))
+	if (unlikely(x86_is_topdown(hwc->idx)) && !is_sampling_event(event))
 		return x86_ops->td_update(event);
 	prev = local64_read(&hwc->prev_count);
 	do {
@@ -142,8 +141,7 @@ bool x86_perf_event_set_period(struct perf_event *event)
 	bool overflow = false;
 	u64 mask;
 
-	if (unlikely(hwc->idx >= INTEL_PMC_IDX_FIXED_SLOTS) &&
-	    !is_sampling_event(event)) {
+	if (unlikely(x86_is_topdown(hwc->idx)) && !is_sampling_event(event)) {
 		x86_ops->td_start(event);
 		return false;
 	}
@@ -408,7 +406,7 @@ void x86_pmu_lbr_take(struct cpu_hw_events *cpuc)
 		}
 		if (bst & PERF_SAMPLE_BRANCH_NO_FLAGS) {
 			e[i].mispred = 0;
-			e[i].predicted = 0;
+			e[i].predicted = x86_ops->lbr->no_flags_predicted;
 			e[i].in_tx = 0;
 			e[i].abort = 0;
 		}
@@ -618,6 +616,12 @@ void x86_pmu_clear_dirty(void)
 	unsigned long msr;
 	int idx, rdpmc, bits;
 
+	/*
+	 * The top-down events share fixed counter 3 and PERF_METRICS: the
+	 * registers are cleared once none of them is in use
+	 */
+	if (cpuc->used & X86_TOPDOWN_MASK)
+		dirty &= ~X86_TOPDOWN_MASK;
 	if (!dirty)
 		return;
 	for_each_set_bit(idx, (unsigned long *)&dirty, X86_PMC_IDX_MAX) {

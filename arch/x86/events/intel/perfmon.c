@@ -9,7 +9,8 @@
  *
  * Only architectural events are named (CPUID leaf 0xA says which exist);
  * anything else is a raw event select. On the models this driver knows
- * (Skylake) also the generic cache events (cache.c), the extra
+ * (Skylake, Ice Lake, Sapphire Rapids) also the generic cache events
+ * (cache.c; Skylake's and Ice Lake's), PEBS, the extra
  * registers of the offcore response, load latency and front-end events
  * (extra.c) and the counter that
  * INST_RETIRED.PREC_DIST is limited to. Fixed counter i counts one event
@@ -74,7 +75,8 @@ static bool intel_skl __ro_after_init;
 static bool intel_icl __ro_after_init;
 /*
  * a model whose extra registers (offcore response, load latency, front
- * end) this driver knows: Skylake's and Ice Lake's are the same
+ * end) this driver knows: Skylake's, Ice Lake's and Sapphire Rapids' are
+ * the same
  */
 static bool intel_extra __ro_after_init;
 /* ... and PEBS (pebs.c) */
@@ -97,6 +99,8 @@ static const struct x86_cpu_id intel_pmu_names[] __initconst = {
 	X86_MATCH_VFM(INTEL_ICELAKE,		"icelake"),
 	X86_MATCH_VFM(INTEL_ICELAKE_X,		"icelake"),
 	X86_MATCH_VFM(INTEL_ICELAKE_D,		"icelake"),
+	X86_MATCH_VFM(INTEL_SAPPHIRERAPIDS_X,	"sapphire_rapids"),
+	X86_MATCH_VFM(INTEL_EMERALDRAPIDS_X,	"sapphire_rapids"),
 	{}
 };
 
@@ -142,7 +146,7 @@ static u64 intel_constraint(struct perf_event *event, u64 config)
 	int fixed = -1;
 
 	if (unlikely(intel_td)) {
-		u64 td = intel_td_constraint(config);
+		u64 td = intel_td_constraint(event, config);
 
 		if (td)
 			return td;
@@ -175,7 +179,7 @@ static u64 intel_constraint(struct perf_event *event, u64 config)
 
 static void intel_counter(int idx, unsigned long *msr, int *rdpmc, int *bits)
 {
-	if (idx >= INTEL_PMC_IDX_FIXED_SLOTS) {
+	if (idx >= INTEL_PMC_IDX_METRIC_BASE) {
 		intel_td_counter(idx, msr, rdpmc, bits);
 		return;
 	}
@@ -470,6 +474,7 @@ static int intel_handle_irq(struct pt_regs *regs)
 
 static void intel_cpu_reset(void)
 {
+	const struct x86_lbr_ops *lbr;
 	int i;
 
 	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, 0);
@@ -482,6 +487,13 @@ static void intel_cpu_reset(void)
 	if (x86_pmu_hw.num_counters_fixed)
 		wrmsrl(MSR_CORE_PERF_FIXED_CTR_CTRL, 0);
 	intel_pebs_cpu_reset();
+	/* what firmware or a kexec left there is no task's to read */
+	if (intel_td)
+		wrmsrl(MSR_PERF_METRICS, 0);
+	/* nor does a kexec leave the branch stack recording (CPUs up later) */
+	lbr = x86_pmu_lbr();
+	if (lbr)
+		lbr->disable();
 	wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, intel_counter_bits());
 }
 
@@ -640,6 +652,7 @@ static struct x86_pmu_ops intel_ops __ro_after_init = {
  */
 int __init intel_pmu_init(void)
 {
+	const struct x86_lbr_ops *lbr;
 	const struct x86_cpu_id *id;
 	u64 caps;
 
@@ -662,12 +675,16 @@ int __init intel_pmu_init(void)
 	if (id) {
 		strscpy(intel_pmu_name, (const char *)id->driver_data);
 		intel_skl = !strcmp(intel_pmu_name, "skylake");
-		intel_icl = !intel_skl;
-		if (intel_icl)
+		intel_icl = !strcmp(intel_pmu_name, "icelake");
+		if (intel_skl) {
+			intel_ops.cache_events = &intel_skl_cache_events;
+			intel_ops.cache_extra = &intel_skl_cache_extra;
+		} else if (intel_icl) {
 			intel_icl_cache_init();
-		intel_ops.cache_events = intel_skl ? &intel_skl_cache_events :
-						     &intel_icl_cache_events;
-		intel_ops.cache_extra = &intel_skl_cache_extra;
+			intel_ops.cache_events = &intel_icl_cache_events;
+			intel_ops.cache_extra = &intel_skl_cache_extra;
+		}
+		/* Sapphire Rapids' event list is not here: no cache events */
 		intel_extra = true;
 		intel_ops.extra_claim = intel_extra_claim;
 		intel_ops.extra_put = intel_extra_put;
@@ -683,6 +700,10 @@ int __init intel_pmu_init(void)
 		snprintf(intel_pmu_name, sizeof(intel_pmu_name),
 			 "generic_arch_v%d", x86_pmu_hw.version);
 
+	/* architectural: whatever the model */
+	lbr = intel_arch_lbr_init();
+	if (lbr)
+		intel_ops.lbr = lbr;
 	if (intel_td_init(caps)) {
 		intel_ops.td_update = intel_td_update;
 		intel_ops.td_start = intel_td_start;

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Hardware top-down metrics (Ice Lake on): fixed counter 3 counts the
  * pipeline's issue slots (TOPDOWN.SLOTS) and IA32_PERF_METRICS holds,
@@ -21,6 +21,7 @@
  * bit (48) for them all.
  */
 
+#include <linux/math64.h>
 #include <linux/perf_event.h>
 
 #include <asm/msr.h>
@@ -29,7 +30,6 @@
 #include "../perf_event.h"
 
 #define TD_SLOTS_IDX		INTEL_PMC_IDX_FIXED_SLOTS
-#define TD_SLOTS_BITS		48
 
 bool intel_td __ro_after_init;
 
@@ -65,14 +65,29 @@ static bool intel_td_is_slots(u64 config)
 	return (config & INTEL_ARCH_EVENT_MASK) == INTEL_TD_SLOTS;
 }
 
+/* @leader is a counting slots event of @event's PMU, as a metric's must be */
+static bool intel_td_counting_slots(struct perf_event *event,
+				    struct perf_event *leader)
+{
+	return leader != event && leader->pmu == event->pmu &&
+	       leader->attr.type == PERF_TYPE_RAW &&
+	       intel_td_is_slots(leader->attr.config) &&
+	       !is_sampling_event(leader);
+}
+
 /**
  * intel_td_constraint - the counter a top-down config goes on
- * @config: the event's raw config
+ * @event: the event
+ * @config: its raw config
+ *
+ * A metric event whose group lost its slots leader (closed: the members
+ * become groups of their own) gets no counter: the registers it would
+ * read may be a sampling slots event's.
  *
  * Return: fixed counter 3 for slots, the metric's pseudo index for a
- * metric event, 0 for any other config.
+ * metric event in a counting slots group, 0 otherwise.
  */
-u64 intel_td_constraint(u64 config)
+u64 intel_td_constraint(struct perf_event *event, u64 config)
 {
 	int m;
 
@@ -81,15 +96,9 @@ u64 intel_td_constraint(u64 config)
 	if (intel_td_is_slots(config))
 		return BIT_ULL(TD_SLOTS_IDX);
 	m = intel_td_metric(config);
-	return m < 0 ? 0 : BIT_ULL(INTEL_PMC_IDX_METRIC_BASE + m);
-}
-
-/* a slots event of the "cpu" PMU, as the group's leader must be */
-static bool intel_td_slots_event(struct perf_event *event)
-{
-	return event->pmu == event->group_leader->pmu &&
-	       event->attr.type == PERF_TYPE_RAW &&
-	       intel_td_is_slots(event->attr.config);
+	if (m < 0 || !intel_td_counting_slots(event, event->group_leader))
+		return 0;
+	return BIT_ULL(INTEL_PMC_IDX_METRIC_BASE + m);
 }
 
 /**
@@ -114,8 +123,8 @@ int intel_td_config(struct perf_event *event, u64 config)
 		return 0;
 	if (intel_td_metric(config) < 0)
 		return 0;
-	if (is_sampling_event(event) || leader == event ||
-	    !intel_td_slots_event(leader) || is_sampling_event(leader) ||
+	if (is_sampling_event(event) ||
+	    !intel_td_counting_slots(event, leader) ||
 	    !(event->attr.read_format & PERF_FORMAT_GROUP))
 		return -EINVAL;
 	return 0;
@@ -156,13 +165,17 @@ static u64 intel_td_share(u64 slots, u64 metrics, int m)
 static void intel_td_count(struct perf_event *event, bool wrapped)
 {
 	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+	struct perf_event *on_slots = cpuc->events[TD_SLOTS_IDX];
 	u64 mask, slots, metrics;
 	int idx;
 
+	/* a sampling slots event's counter is its own (no metric with it) */
+	if (on_slots && is_sampling_event(on_slots))
+		return;
 	rdmsrl(MSR_CORE_PERF_FIXED_CTR3, slots);
 	rdmsrl(MSR_PERF_METRICS, metrics);
 	if (wrapped)
-		slots += BIT_ULL(TD_SLOTS_BITS);
+		slots += BIT_ULL(x86_pmu_hw.cntval_bits_fixed);
 
 	mask = cpuc->active & (INTEL_TD_METRIC_IDX_MASK | BIT_ULL(TD_SLOTS_IDX));
 	if (event)
@@ -181,6 +194,10 @@ static void intel_td_count(struct perf_event *event, bool wrapped)
 	}
 	wrmsrl(MSR_CORE_PERF_FIXED_CTR3, 0);
 	wrmsrl(MSR_PERF_METRICS, 0);
+	/* a self-reader's rdpmc now starts from 0 again */
+	for_each_set_bit(idx, (unsigned long *)&mask, X86_PMC_IDX_MAX)
+		if (cpuc->events[idx])
+			perf_event_update_userpage(cpuc->events[idx]);
 }
 
 /**

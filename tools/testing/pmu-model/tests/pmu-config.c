@@ -55,6 +55,14 @@ static void expect(const char *what, struct perf_event_attr *attr, int want)
 		close(fd);
 }
 
+static int is_amd(void)
+{
+	unsigned int a, b, c, d;
+
+	asm volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0));
+	return b == 0x68747541;	/* "Auth" */
+}
+
 /* the type number of PMU @name in sysfs, or -1 */
 static long long pmu_type(const char *name)
 {
@@ -113,6 +121,15 @@ static void extended_types(void)
 	       &attr, 0);
 	attr_init(&attr, PERF_TYPE_HARDWARE, 1ULL << 63);
 	expect("cycles with no PMU's type (bit 63) in config[63:32]", &attr, 0);
+	/*
+	 * precise cycles: Intel's PEBS; AMD's are not forwarded to ibs_op
+	 * when they name the cpu PMU (ENOENT, as 6.12)
+	 */
+	attr_init(&attr, PERF_TYPE_HARDWARE, cpu << 32);
+	attr.sample_period = 100000;
+	attr.precise_ip = 2;
+	expect("cycles:pp with the cpu PMU's type in config[63:32]", &attr,
+	       is_amd() ? ENOENT : 0);
 }
 
 int main(void)
