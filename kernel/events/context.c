@@ -385,6 +385,15 @@ static void perf_event_group_detach(struct perf_event_context *ctx,
 			/* its times so far follow the old leader's state */
 			perf_event_update_times(sibling);
 			sibling->group_leader = sibling;
+			/*
+			 * One that counts only as a member (Intel's top-down
+			 * metrics) is done: the error state, read gives 0
+			 */
+			if (sibling->event_caps & PERF_EV_CAP_SIBLING) {
+				perf_event_sched_out(ctx, sibling);
+				perf_event_set_state(sibling,
+						     PERF_EVENT_STATE_ERROR);
+			}
 		}
 		event->nr_siblings = 0;
 	} else {
@@ -416,6 +425,15 @@ void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 			/* its times so far follow the old leader's state */
 			perf_event_update_times(sibling);
 			sibling->group_leader = sibling;
+			/*
+			 * One that counts only as a member (Intel's top-down
+			 * metrics) is done: the error state, read gives 0
+			 */
+			if (sibling->event_caps & PERF_EV_CAP_SIBLING) {
+				perf_event_sched_out(ctx, sibling);
+				perf_event_set_state(sibling,
+						     PERF_EVENT_STATE_ERROR);
+			}
 			if (sibling->attr.pinned)
 				list_add_tail(&sibling->group_entry,
 					      &ctx->pinned_groups);

@@ -127,6 +127,8 @@ int intel_td_config(struct perf_event *event, u64 config)
 	    !intel_td_counting_slots(event, leader) ||
 	    !(event->attr.read_format & PERF_FORMAT_GROUP))
 		return -EINVAL;
+	/* its leader closed, it is done (the core's error state) */
+	event->event_caps |= PERF_EV_CAP_SIBLING;
 	return 0;
 }
 

@@ -480,6 +480,39 @@ static void test_errors(void)
 	}
 }
 
+/*
+ * A metric counts only as a member of its slots group: when the slots
+ * leader closes, the metric does not go on as a group of its own but
+ * into the error state, where read() gives 0 bytes (as 6.12)
+ */
+static void test_orphan(void)
+{
+	uint64_t buf[8];
+	int slots, ret;
+	ssize_t n;
+
+	slots = open_ev(CFG_SLOTS, -1, 1, 0);
+	ret = slots < 0 ? -1 : open_ev(CFG_RETIRING, slots, 1, 0);
+	if (ret < 0) {
+		check(0, "orphan: open {slots, topdown-retiring}:u");
+		if (slots >= 0)
+			close(slots);
+		return;
+	}
+	ioctl(slots, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+	loop(N1);
+	n = read(ret, buf, sizeof(buf));
+	check_val(n == 5 * 8, "orphan: the group's read before the leader closes",
+		  n, 5 * 8);
+	close(slots);
+	loop(N1);
+	n = read(ret, buf, sizeof(buf));
+	check_val(n == 0,
+		  "orphan: topdown-retiring's read after its slots leader closed",
+		  n, 0);
+	close(ret);
+}
+
 int main(int argc, char **argv)
 {
 	cpu_set_t set;
@@ -500,5 +533,6 @@ int main(int argc, char **argv)
 	test_rdpmc();
 	test_slots_p();
 	test_errors();
+	test_orphan();
 	return fails ? 1 : 0;
 }
