@@ -27,10 +27,9 @@
  * sweep); a page sweep misses both at every page, and its L3 misses are
  * the local DRAM's.
  *
- * A timer interrupt inside a sweep may evict the page the sweep is on
- * from the first-level DTLB (the model runs at every CPL): a case is
- * measured up to 3 times and passes if one measurement is exact. Run as
- * any user (user-space counts only).
+ * A timer interrupt inside a sweep may disturb it: a case is measured up
+ * to TRIES times and passes if one measurement is exact (pmu-sweep.h).
+ * Run as any user (user-space counts only).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -27,9 +27,8 @@
  *   mispredictions (one at each loop exit), L1I and ITLB misses nothing
  *   (the model has no instruction cache or TLB).
  *
- * A timer interrupt inside a sweep may evict the page the sweep is on
- * from the first-level DTLB (the model runs at every CPL): a case is
- * measured up to 3 times and passes if one measurement is exact.
+ * A timer interrupt inside a sweep may disturb it: a case is measured up
+ * to TRIES times and passes if one measurement is exact (pmu-sweep.h).
  */
 #define _GNU_SOURCE
 #include <cpuid.h>
