@@ -319,15 +319,6 @@ void intel_pebs_cpu_reset(void);
 /* Intel top-down metrics (intel/topdown.c): the level 1 metrics' indices */
 #define INTEL_TD_METRIC_IDX_MASK \
 	GENMASK_ULL(INTEL_PMC_IDX_TD_BE_BOUND, INTEL_PMC_IDX_TD_RETIRING)
-/* ... and with the slots counter's */
-#define X86_TOPDOWN_MASK	(INTEL_TD_METRIC_IDX_MASK | \
-				 BIT_ULL(INTEL_PMC_IDX_FIXED_SLOTS))
-
-/* whether counter index @idx is a top-down event's (no other vendor's) */
-static inline bool x86_is_topdown(int idx)
-{
-	return idx >= 0 && (X86_TOPDOWN_MASK & BIT_ULL(idx));
-}
 extern bool intel_td;
 bool intel_td_init(u64 caps);
 u64 intel_td_constraint(struct perf_event *event, u64 config);

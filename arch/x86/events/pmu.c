@@ -112,7 +112,7 @@ u64 x86_perf_event_update(struct perf_event *event)
 	 * Intel's top-down events (no other vendor has counters this high);
 	 * a sampling slots event counts as any other
 	 */
-	if (unlikely(x86_is_topdown(hwc->idx)) && !is_sampling_event(event))
+	if (unlikely(is_topdown_idx(hwc->idx)) && !is_sampling_event(event))
 		return x86_ops->td_update(event);
 	prev = local64_read(&hwc->prev_count);
 	do {
@@ -141,7 +141,7 @@ bool x86_perf_event_set_period(struct perf_event *event)
 	bool overflow = false;
 	u64 mask;
 
-	if (unlikely(x86_is_topdown(hwc->idx)) && !is_sampling_event(event)) {
+	if (unlikely(is_topdown_idx(hwc->idx)) && !is_sampling_event(event)) {
 		x86_ops->td_start(event);
 		return false;
 	}
@@ -620,8 +620,8 @@ void x86_pmu_clear_dirty(void)
 	 * The top-down events share fixed counter 3 and PERF_METRICS: the
 	 * registers are cleared once none of them is in use
 	 */
-	if (cpuc->used & X86_TOPDOWN_MASK)
-		dirty &= ~X86_TOPDOWN_MASK;
+	if (cpuc->used & INTEL_PMC_MSK_TOPDOWN)
+		dirty &= ~INTEL_PMC_MSK_TOPDOWN;
 	if (!dirty)
 		return;
 	for_each_set_bit(idx, (unsigned long *)&dirty, X86_PMC_IDX_MAX) {
