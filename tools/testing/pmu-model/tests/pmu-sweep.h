@@ -9,6 +9,7 @@
  * measured up to TRIES times and passes if one measurement is exact. Needs
  * pmu-check.h, and a buffer of BUF_SIZE in buf with every page written.
  */
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 
@@ -151,4 +152,26 @@ static void sweep_run_case(const struct sweep_case *c)
 	}
 	for (i = 0; i < NEV; i++)
 		close(fds[i]);
+}
+
+/*
+ * Map and write the buffer (no fault inside a measurement), run every
+ * case up to the one without a name; the test's exit status: 0, 1 on a
+ * failed check, 2 without a buffer
+ */
+static int sweep_run_cases(const struct sweep_case *cases)
+{
+	const struct sweep_case *c;
+
+	buf = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (buf == MAP_FAILED) {
+		perror("mmap");
+		return 2;
+	}
+	memset(buf, 1, BUF_SIZE);
+	for (c = cases; c->name; c++)
+		sweep_run_case(c);
+	printf("%s\n", fails ? "FAIL" : "PASS");
+	return fails ? 1 : 0;
 }
