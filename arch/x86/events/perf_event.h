@@ -125,6 +125,8 @@ struct x86_extra_regs {
  * @handle_irq: the PMI: returns the number of counters it handled
  * @pebs_flush: turn the PEBS records waiting in this CPU's buffer into
  *	samples (IRQs off), before a precise event's count is read
+ * @pebs_xmm: a precise event's samples may have the XMM registers
+ *	(PERF_PMU_CAP_EXTENDED_REGS)
  * @hold: stop (@on) or restart every counter of this CPU at once, for
  *	the core's perf_pmu_disable()/perf_pmu_enable(); what @enable and
  *	@disable do meanwhile takes effect at the restart; NULL (or a
@@ -161,6 +163,7 @@ struct x86_pmu_ops {
 	void		(*disable)(struct perf_event *event);
 	int		(*handle_irq)(struct pt_regs *regs);
 	void		(*pebs_flush)(void);
+	bool		pebs_xmm;
 	void		(*hold)(bool on);
 	void		(*cpu_reset)(void);
 	u64		(*td_update)(struct perf_event *event);
@@ -171,6 +174,9 @@ struct x86_pmu_ops {
 
 /* the deepest branch stack a driver reads */
 #define X86_LBR_MAX		32
+/* a per-CPU buffer of u64s for a struct perf_branch_stack that deep */
+#define X86_LBR_BUF_U64	((sizeof(struct perf_branch_stack) + \
+			  X86_LBR_MAX * sizeof(struct perf_branch_entry)) / 8)
 
 /**
  * struct x86_lbr_ops - a vendor's last branch records
@@ -185,6 +191,8 @@ struct x86_pmu_ops {
  * @read: copy the stack, newest first, into @e; returns the entries
  *	copied and sets @hw_idx to the hardware's index of the newest.
  *	Called in the PMI, before the freeze is lifted.
+ * @entry: decode one record (its FROM, TO and INFO values) into @e
+ * @record_hw_idx: the hw_idx of a stack taken from a PEBS record
  * @state_u64: the size of what @save keeps, in u64s; 0 for a stack
  *	without call-stack mode (nothing to keep for a task)
  * @save: copy the stack's registers to @regs, for a task switched out
@@ -198,6 +206,9 @@ struct x86_lbr_ops {
 	void	(*disable)(void);
 	void	(*reset)(void);
 	int	(*read)(struct perf_branch_entry *e, u64 *hw_idx);
+	void	(*entry)(struct perf_branch_entry *e, u64 from, u64 to,
+			 u64 info);
+	u64	record_hw_idx;
 	int	state_u64;
 	void	(*save)(u64 *regs);
 	void	(*restore)(const u64 *regs);
@@ -210,20 +221,22 @@ struct x86_lbr_ops {
  * @active: indices counting now: the PMI handles only these
  * @dirty: indices whose last event was taken off: they hold its count
  *	until x86_pmu_clear_dirty() or a new event overwrites them
+ * @lbr_users: events using the branch stack
+ * @lbr_sel: their common hardware filter
+ * @lbr_bst: their common branch_sample_type
+ * @lbr_cs_ctx: the task context whose call-stack events
+ *	(PERF_ATTACH_SCHED_CB) are on: only its own stack is saved and
+ *	restored
+ * @lbr_cs_users: how many of those are on
  */
 struct cpu_hw_events {
 	struct perf_event	*events[X86_PMC_IDX_MAX];
 	u64			used;
 	u64			active;
 	u64			dirty;
-	/* events using the branch stack, and their common filter */
 	int			lbr_users;
 	u64			lbr_sel;
 	u64			lbr_bst;
-	/*
-	 * the task context whose call-stack events (PERF_ATTACH_SCHED_CB)
-	 * are on, and how many: only its own stack is saved and restored
-	 */
 	void			*lbr_cs_ctx;
 	int			lbr_cs_users;
 };
@@ -255,6 +268,8 @@ static inline void x86_regs_mode_from_ip(struct pt_regs *regs)
 	}
 }
 void x86_pmu_lbr_take(struct cpu_hw_events *cpuc);
+void x86_pmu_lbr_decode(struct perf_branch_stack *bs,
+			const struct lbr_entry *raw, int n, u64 bst);
 
 /**
  * x86_pmu_lbr_read - take this CPU's branch stack for the PMI's samples
@@ -314,6 +329,7 @@ void intel_pebs_disable(struct perf_event *event);
 void intel_pebs_drain(struct pt_regs *iregs);
 bool intel_pebs_pending(void);
 u64 intel_pebs_enabled(void);
+bool intel_pebs_is_adaptive(void);
 void intel_pebs_cpu_reset(void);
 
 /* Intel top-down metrics (intel/topdown.c): the level 1 metrics' indices */
@@ -422,6 +438,8 @@ void x86_freerun_read(struct perf_event *event);
  * 35:32), unit mask 15:8, USR, OS, edge, pin control, INT, AnyThread,
  * EN, invert, counter mask 31:24, and AMD's GuestOnly (40) and HostOnly
  * (41).
+ * @bits: the fields
+ * @value: the whole select
  */
 union x86_event_config {
 	struct {

@@ -56,8 +56,6 @@
 DEFINE_PER_CPU(struct cpu_hw_events, cpu_hw_events);
 
 /* the branch stack read by this CPU's PMI: struct perf_branch_stack */
-#define X86_LBR_BUF_U64	((sizeof(struct perf_branch_stack) + \
-			  X86_LBR_MAX * sizeof(struct perf_branch_entry)) / 8)
 static DEFINE_PER_CPU(u64, x86_lbr_buf[X86_LBR_BUF_U64]);
 static DEFINE_PER_CPU(bool, x86_lbr_valid);
 
@@ -370,26 +368,21 @@ static bool x86_kernel_addr(u64 addr)
 	return addr >= TASK_SIZE_MAX;
 }
 
-/**
- * x86_pmu_lbr_take - x86_pmu_lbr_read() for a CPU with branch stack users
- * @cpuc: this CPU's state
- *
- * Applies what the hardware filter cannot: without PERF_SAMPLE_BRANCH_KERNEL
- * no record with a kernel address (a return to user space starts in the
- * kernel); the hardware's one "far" kind is split by direction, entries
- * into the kernel (syscall, interrupt) being calls and exits from it
- * (sysret, iret) returns; the NO_FLAGS / NO_CYCLES requests; and the
- * branch types (TYPE_SAVE) the hardware does not record.
+/*
+ * Applies to the @n entries of @bs what the hardware filter cannot:
+ * without PERF_SAMPLE_BRANCH_KERNEL no record with a kernel address (a
+ * return to user space starts in the kernel); the hardware's one "far"
+ * kind is split by direction, entries into the kernel (syscall,
+ * interrupt) being calls and exits from it (sysret, iret) returns; the
+ * NO_FLAGS / NO_CYCLES requests; and the branch types (TYPE_SAVE) the
+ * hardware does not record.
  */
-void x86_pmu_lbr_take(struct cpu_hw_events *cpuc)
+static void x86_pmu_lbr_filter(struct perf_branch_stack *bs, int n, u64 bst)
 {
-	struct perf_branch_stack *bs = (void *)this_cpu_ptr(x86_lbr_buf);
-	/* read in place: an entry kept never moves past one still unread */
+	/* in place: an entry kept never moves past one still unread */
 	struct perf_branch_entry *e = bs->entries;
-	u64 bst = cpuc->lbr_bst, hw_idx;
-	int i, n, nr = 0;
+	int i, nr = 0;
 
-	n = x86_ops->lbr->read(e, &hw_idx);
 	for (i = 0; i < n; i++) {
 		bool from_k = x86_kernel_addr(e[i].from);
 		bool to_k = x86_kernel_addr(e[i].to);
@@ -417,8 +410,49 @@ void x86_pmu_lbr_take(struct cpu_hw_events *cpuc)
 		e[nr++] = e[i];
 	}
 	bs->nr = nr;
+}
+
+/**
+ * x86_pmu_lbr_take - x86_pmu_lbr_read() for a CPU with branch stack users
+ * @cpuc: this CPU's state
+ *
+ * Reads the stack into the buffer the PMI's samples point to, and
+ * filters it for the CPU's branch_sample_type.
+ */
+void x86_pmu_lbr_take(struct cpu_hw_events *cpuc)
+{
+	struct perf_branch_stack *bs = (void *)this_cpu_ptr(x86_lbr_buf);
+	u64 hw_idx;
+	int n;
+
+	n = x86_ops->lbr->read(bs->entries, &hw_idx);
+	x86_pmu_lbr_filter(bs, n, cpuc->lbr_bst);
 	bs->hw_idx = hw_idx;
 	this_cpu_write(x86_lbr_valid, true);
+}
+
+/**
+ * x86_pmu_lbr_decode - a branch stack from records a PEBS record holds
+ * @bs: where to build it, with room for X86_LBR_MAX entries
+ * @raw: the records, newest first, as the LBR registers hold them
+ * @n: their number
+ * @bst: the event's branch_sample_type
+ *
+ * A record never written (both addresses 0) ends the stack, as in the
+ * registers.
+ */
+void x86_pmu_lbr_decode(struct perf_branch_stack *bs,
+			const struct lbr_entry *raw, int n, u64 bst)
+{
+	const struct x86_lbr_ops *ops = x86_ops->lbr;
+	int i;
+
+	n = min(n, X86_LBR_MAX);
+	for (i = 0; i < n && (raw[i].from || raw[i].to); i++)
+		ops->entry(&bs->entries[i], raw[i].from, raw[i].to,
+			   raw[i].info);
+	x86_pmu_lbr_filter(bs, i, bst);
+	bs->hw_idx = ops->record_hw_idx;
 }
 
 /**
@@ -461,7 +495,9 @@ bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs)
 void x86_pmu_report(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs)
 {
-	if (has_branch_stack(event) && this_cpu_read(x86_lbr_valid)) {
+	if (has_branch_stack(event) &&
+	    !(data->sample_flags & PERF_SAMPLE_BRANCH_STACK) &&
+	    this_cpu_read(x86_lbr_valid)) {
 		data->br_stack = (void *)this_cpu_ptr(x86_lbr_buf);
 		data->sample_flags |= PERF_SAMPLE_BRANCH_STACK;
 	}
@@ -674,9 +710,10 @@ static int x86_pmu_event_init(struct perf_event *event)
 	/*
 	 * config1 is the vendor's to check (extra registers); config2 is
 	 * ignored, as by the stock drivers. XMM registers are only in the
-	 * records of adaptive PEBS, which no driver here has.
+	 * records of adaptive PEBS.
 	 */
-	if (attr->sample_regs_intr & PERF_REG_EXTENDED_MASK)
+	if ((attr->sample_regs_intr & PERF_REG_EXTENDED_MASK) &&
+	    (!x86_ops->pebs_xmm || !attr->precise_ip))
 		return -EINVAL;
 
 	switch (attr->type) {
@@ -1018,6 +1055,8 @@ int __init x86_pmu_register(const struct x86_pmu_ops *ops)
 	x86_attr_groups[n++] = &x86_caps_group;
 	x86_attr_groups[n++] = &x86_pmu_group;
 	x86_cpu_pmu.attr_groups = x86_attr_groups;
+	if (ops->pebs_xmm)
+		x86_cpu_pmu.capabilities |= PERF_PMU_CAP_EXTENDED_REGS;
 	if (ops->lbr && ops->lbr->state_u64)
 		x86_cpu_pmu.task_ctx_size =
 			struct_size_t(struct x86_lbr_task, regs,

@@ -147,6 +147,24 @@ static int intel_albr_type(u64 info, u64 from, u64 to)
 	return x86_branch_type(from, to);
 }
 
+/* a record: the flags and cycles CPUID 0x1C says it has */
+static void intel_albr_entry(struct perf_branch_entry *e, u64 from, u64 to,
+			     u64 info)
+{
+	memset(e, 0, sizeof(*e));
+	e->from = from;
+	e->to = to;
+	if (albr_mispred) {
+		e->mispred = !!(info & LBR_INFO_MISPRED);
+		e->predicted = !(info & LBR_INFO_MISPRED);
+	}
+	if (albr_cycles && (info & LBR_INFO_CYC_CNT_VALID))
+		e->cycles = info & LBR_INFO_CYCLES;
+	/* the kind is there even without TYPE_SAVE, as in 6.12 */
+	if (albr_br_type)
+		e->type = intel_albr_type(info, from, to);
+}
+
 static int intel_albr_read(struct perf_branch_entry *e, u64 *hw_idx)
 {
 	u64 from, to, info;
@@ -161,19 +179,7 @@ static int intel_albr_read(struct perf_branch_entry *e, u64 *hw_idx)
 		if (!from && !to)
 			break;
 		rdmsrl(MSR_ARCH_LBR_INFO_0 + i, info);
-		memset(&e[n], 0, sizeof(e[n]));
-		e[n].from = from;
-		e[n].to = to;
-		if (albr_mispred) {
-			e[n].mispred = !!(info & LBR_INFO_MISPRED);
-			e[n].predicted = !(info & LBR_INFO_MISPRED);
-		}
-		if (albr_cycles && (info & LBR_INFO_CYC_CNT_VALID))
-			e[n].cycles = info & LBR_INFO_CYCLES;
-		/* the kind is there even without TYPE_SAVE, as in 6.12 */
-		if (albr_br_type)
-			e[n].type = intel_albr_type(info, from, to);
-		n++;
+		intel_albr_entry(&e[n++], from, to, info);
 	}
 	return n;
 }
@@ -208,6 +214,9 @@ static struct x86_lbr_ops intel_lbr_arch __ro_after_init = {
 	.disable	= intel_albr_disable,
 	.reset		= intel_albr_reset,
 	.read		= intel_albr_read,
+	.entry		= intel_albr_entry,
+	/* no top of stack: the newest record is always 0 */
+	.record_hw_idx	= 0,
 	.save		= intel_albr_save,
 	.restore	= intel_albr_restore,
 };

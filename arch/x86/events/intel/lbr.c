@@ -76,6 +76,20 @@ static void intel_lbr_reset(void)
 	wrmsrl(MSR_LBR_TOS, 0);
 }
 
+/* a record: LIPs, the flags and cycles in its LBR_INFO */
+static void intel_lbr_entry(struct perf_branch_entry *e, u64 from, u64 to,
+			    u64 info)
+{
+	memset(e, 0, sizeof(*e));
+	e->from = from;
+	e->to = to;
+	e->mispred = !!(info & LBR_INFO_MISPRED);
+	e->predicted = !(info & LBR_INFO_MISPRED);
+	e->in_tx = !!(info & LBR_INFO_IN_TX);
+	e->abort = !!(info & LBR_INFO_ABORT);
+	e->cycles = info & LBR_INFO_CYCLES;
+}
+
 static int intel_lbr_read(struct perf_branch_entry *e, u64 *hw_idx)
 {
 	u64 tos, from, to, info;
@@ -92,15 +106,7 @@ static int intel_lbr_read(struct perf_branch_entry *e, u64 *hw_idx)
 		if (!from && !to)
 			break;
 		rdmsrl(MSR_LBR_INFO_0 + idx, info);
-		memset(&e[n], 0, sizeof(e[n]));
-		e[n].from = from;
-		e[n].to = to;
-		e[n].mispred = !!(info & LBR_INFO_MISPRED);
-		e[n].predicted = !(info & LBR_INFO_MISPRED);
-		e[n].in_tx = !!(info & LBR_INFO_IN_TX);
-		e[n].abort = !!(info & LBR_INFO_ABORT);
-		e[n].cycles = info & LBR_INFO_CYCLES;
-		n++;
+		intel_lbr_entry(&e[n++], from, to, info);
 	}
 	return n;
 }
@@ -142,6 +148,8 @@ const struct x86_lbr_ops intel_lbr_skylake = {
 	.disable	= intel_lbr_disable,
 	.reset		= intel_lbr_reset,
 	.read		= intel_lbr_read,
+	.entry		= intel_lbr_entry,
+	.record_hw_idx	= -1ULL,
 	.state_u64	= LBR_STATE_U64,
 	.save		= intel_lbr_save,
 	.restore	= intel_lbr_restore,

@@ -43,8 +43,21 @@
  * the latency as the weight of the first), a load of the other events
  * reports none.
  *
+ * Ice Lake's PEBS is adaptive (record format 4 with PEBS_BASELINE): a
+ * record is a basic group (the eventing IP, the counters it is for, the
+ * TSC) followed by the groups MSR_PEBS_DATA_CFG selects (memory info,
+ * general registers, XMM registers, LBRs), for the counters whose
+ * event select (or fixed counter control) has the adaptive bit; a
+ * record's own first field gives its groups and size, so a buffer may
+ * mix layouts. One register serves the whole CPU: it holds the union of
+ * what its PEBS events need, and an event that needs none keeps basic
+ * records. The fixed counters take PEBS too (IA32_PEBS_ENABLE bit 32 +
+ * i, reload value after the general counters'). With the LBR group a
+ * sample's branch stack is the record's, and such an event may be large.
+ *
  * hw.config_base of a precise event holds its enum pebs_kind, and
- * PEBS_LARGE.
+ * PEBS_LARGE; with adaptive PEBS its MSR_PEBS_DATA_CFG groups from
+ * PEBS_CFG_SHIFT.
  */
 
 #include <linux/bitops.h>
@@ -85,6 +98,7 @@ enum pebs_kind {
 };
 #define PEBS_KIND		0xff
 #define PEBS_LARGE		BIT(8)
+#define PEBS_CFG_SHIFT		32
 
 /* what a large PEBS event's samples may hold: what a record gives */
 #define PEBS_LARGE_SAMPLE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID |	\
@@ -147,8 +161,18 @@ static DEFINE_PER_CPU(u64, pebs_enabled);
 static DEFINE_PER_CPU(int, pebs_small);
 /* intel_pebs_drain() outside the PMI: a PMI coming meanwhile leaves it be */
 static DEFINE_PER_CPU(bool, pebs_draining);
-static DEFINE_PER_CPU(u64, pebs_period[INTEL_PMC_IDX_FIXED]);
+static DEFINE_PER_CPU(u64, pebs_period[INTEL_PMC_IDX_METRIC_BASE]);
+/* adaptive PEBS: the groups in this CPU's MSR_PEBS_DATA_CFG */
+static DEFINE_PER_CPU(u64, pebs_data_cfg);
 static bool pebs_on __ro_after_init;
+static bool pebs_adaptive __ro_after_init;
+
+/* the largest adaptive record: every group, the deepest LBRs */
+#define PEBS_ADAPTIVE_MAX	(sizeof(struct pebs_basic) +		\
+				 sizeof(struct pebs_meminfo) +		\
+				 sizeof(struct pebs_gprs) +		\
+				 sizeof(struct pebs_xmm) +		\
+				 X86_LBR_MAX * sizeof(struct lbr_entry))
 
 static int pebs_kind(u64 config)
 {
@@ -163,12 +187,38 @@ static int pebs_kind(u64 config)
 	return PEBS_PLAIN;
 }
 
+/* the MSR_PEBS_DATA_CFG groups that the samples of @event need */
+static u64 pebs_event_cfg(struct perf_event *event)
+{
+	struct perf_event_attr *attr = &event->attr;
+	u64 type = attr->sample_type, cfg = 0;
+
+	if (type & (PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC |
+		    PERF_SAMPLE_WEIGHT_TYPE | PERF_SAMPLE_TRANSACTION |
+		    PERF_SAMPLE_PHYS_ADDR))
+		cfg |= PEBS_DATACFG_MEMINFO;
+	if (type & PERF_SAMPLE_REGS_INTR) {
+		if (attr->sample_regs_intr & ~PERF_REG_EXTENDED_MASK)
+			cfg |= PEBS_DATACFG_GP;
+		if (attr->sample_regs_intr & PERF_REG_EXTENDED_MASK)
+			cfg |= PEBS_DATACFG_XMMS;
+	}
+	if (has_branch_stack(event) && x86_pmu_lbr())
+		cfg |= PEBS_DATACFG_LBRS |
+		       ((u64)(x86_pmu_lbr()->nr - 1) << PEBS_DATACFG_LBR_SHIFT);
+	return cfg;
+}
+
 /* Can the records of @event wait in the buffer (see the top)? */
 static bool pebs_large(struct perf_event *event)
 {
 	struct perf_event_attr *attr = &event->attr;
+	u64 type = attr->sample_type;
 
-	if (attr->freq || (attr->sample_type & ~PEBS_LARGE_SAMPLE))
+	/* an adaptive record has the branch stack of its instruction */
+	if (pebs_adaptive && x86_pmu_lbr())
+		type &= ~PERF_SAMPLE_BRANCH_STACK;
+	if (attr->freq || (type & ~PEBS_LARGE_SAMPLE))
 		return false;
 	/* a CPU's buffer mixes tasks: none of the drain's current task */
 	return (event->attach_state & PERF_ATTACH_TASK) ||
@@ -202,11 +252,14 @@ int intel_pebs_config(struct perf_event *event, u64 *config)
 		if (event->attr.precise_ip == 3)
 			*config |= PEBS_PREC_DIST_UMASK;
 	}
-	err = intel_ds_get(sizeof(struct pebs_record_fmt3));
+	err = intel_ds_get(pebs_adaptive ? PEBS_ADAPTIVE_MAX :
+			   sizeof(struct pebs_record_fmt3));
 	if (err)
 		return err;
 	event->destroy = pebs_destroy;
 	event->hw.config_base = pebs_kind(*config);
+	if (pebs_adaptive)
+		event->hw.config_base |= pebs_event_cfg(event) << PEBS_CFG_SHIFT;
 	if (pebs_large(event)) {
 		event->hw.config_base |= PEBS_LARGE;
 		/* out at the task's switch: its context is never swapped */
@@ -224,44 +277,99 @@ static void pebs_set_period(struct perf_event *event, int idx)
 			     GENMASK_ULL(x86_pmu_hw.cntval_bits - 2, 0));
 
 	this_cpu_write(pebs_period[idx], period);
+	/* the fixed counters' reload values follow the general ones' */
+	if (idx >= INTEL_PMC_IDX_FIXED)
+		idx += MAX_PEBS_EVENTS_FMT4 - INTEL_PMC_IDX_FIXED;
 	ds->pebs_event_reset[idx] = -period &
 				    GENMASK_ULL(x86_pmu_hw.cntval_bits - 1, 0);
 }
 
-/* a PMI per record while a PEBS event of this CPU is not large */
+/* the size of an adaptive record with the groups of @cfg */
+static unsigned int pebs_adaptive_size(u64 cfg)
+{
+	unsigned int size = sizeof(struct pebs_basic);
+
+	if (cfg & PEBS_DATACFG_MEMINFO)
+		size += sizeof(struct pebs_meminfo);
+	if (cfg & PEBS_DATACFG_GP)
+		size += sizeof(struct pebs_gprs);
+	if (cfg & PEBS_DATACFG_XMMS)
+		size += sizeof(struct pebs_xmm);
+	if (cfg & PEBS_DATACFG_LBRS)
+		size += ((cfg >> PEBS_DATACFG_LBR_SHIFT & 0xff) + 1) *
+			sizeof(struct lbr_entry);
+	return size;
+}
+
+/*
+ * A PMI per record while a PEBS event of this CPU is not large (any
+ * record passes the threshold, the smallest included); else when the
+ * buffer has no room for one more of the largest records now written.
+ */
 static void pebs_set_threshold(void)
 {
 	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
 	u64 size = sizeof(struct pebs_record_fmt3);
 
+	if (pebs_adaptive)
+		size = pebs_adaptive_size(this_cpu_read(pebs_data_cfg));
 	if (this_cpu_read(pebs_small))
-		ds->pebs_interrupt_threshold = ds->pebs_buffer_base + size;
+		ds->pebs_interrupt_threshold = ds->pebs_buffer_base +
+			(pebs_adaptive ? sizeof(struct pebs_basic) : size);
 	else
 		ds->pebs_interrupt_threshold = ds->pebs_absolute_maximum - size;
 }
 
+/* MSR_PEBS_DATA_CFG: what this CPU's PEBS events need, all together */
+static void pebs_set_data_cfg(void)
+{
+	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+	u64 enabled = this_cpu_read(pebs_enabled), cfg = 0;
+	int bit;
+
+	for_each_set_bit(bit, (unsigned long *)&enabled, X86_PMC_IDX_MAX) {
+		if (cpuc->events[bit])
+			cfg |= cpuc->events[bit]->hw.config_base >>
+			       PEBS_CFG_SHIFT;
+	}
+	if (cfg == this_cpu_read(pebs_data_cfg))
+		return;
+	this_cpu_write(pebs_data_cfg, cfg);
+	wrmsrl(MSR_PEBS_DATA_CFG, cfg);
+}
+
 /**
  * intel_pebs_enable - make the counter of @event write PEBS records
- * @event: a precise event, on a general counter of this CPU
+ * @event: a precise event, on a counter of this CPU (a general one
+ *	unless PEBS is adaptive)
  *
- * Before its event select enables it. Returns the event select to write:
- * without the counter's own interrupt, which PEBS replaces.
+ * Before its event select or fixed counter control enables it.
+ *
+ * Return: the event select to write: without the counter's own
+ * interrupt, which PEBS replaces; with ICL_EVENTSEL_ADAPTIVE when its
+ * records need groups beyond the basic one.
  */
 u64 intel_pebs_enable(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	u64 *enabled = this_cpu_ptr(&pebs_enabled);
+	u64 config = hwc->config & ~ARCH_PERFMON_EVENTSEL_INT;
 	int idx = hwc->idx;
 
 	pebs_set_period(event, idx);
 	if (!(hwc->config_base & PEBS_LARGE))
 		this_cpu_inc(pebs_small);
-	pebs_set_threshold();
 	*enabled |= BIT_ULL(idx);
-	if ((hwc->config_base & PEBS_KIND) == PEBS_LDLAT)
+	if (pebs_adaptive) {
+		pebs_set_data_cfg();
+		if (hwc->config_base >> PEBS_CFG_SHIFT)
+			config |= ICL_EVENTSEL_ADAPTIVE;
+	} else if ((hwc->config_base & PEBS_KIND) == PEBS_LDLAT) {
 		*enabled |= BIT_ULL(idx + 32);
+	}
+	pebs_set_threshold();
 	wrmsrl(MSR_IA32_PEBS_ENABLE, *enabled);
-	return hwc->config & ~ARCH_PERFMON_EVENTSEL_INT;
+	return config;
 }
 
 /**
@@ -273,10 +381,15 @@ void intel_pebs_disable(struct perf_event *event)
 	u64 *enabled = this_cpu_ptr(&pebs_enabled);
 	int idx = event->hw.idx;
 
-	*enabled &= ~(BIT_ULL(idx) | BIT_ULL(idx + 32));
+	if (pebs_adaptive)
+		*enabled &= ~BIT_ULL(idx);
+	else
+		*enabled &= ~(BIT_ULL(idx) | BIT_ULL(idx + 32));
 	wrmsrl(MSR_IA32_PEBS_ENABLE, *enabled);
 	if (!(event->hw.config_base & PEBS_LARGE))
 		this_cpu_dec(pebs_small);
+	if (pebs_adaptive)
+		pebs_set_data_cfg();
 	pebs_set_threshold();
 }
 
@@ -345,21 +458,31 @@ static u64 pebs_data_source(int kind, u64 dse)
 }
 
 /*
- * The registers of the record, in the context the PMI interrupted (if
- * any, else none): its segments stand if its privilege is the
- * record's (a compat task's user CS), else the record's IP sets them.
+ * The registers of a record start as those of the context the PMI
+ * interrupted (if any, else none); its IP decides their segments,
+ * unless its privilege is the interrupted context's (a compat task's
+ * user CS).
  */
-static void pebs_regs(struct pt_regs *regs, struct pt_regs *iregs,
-		      const struct pebs_record_fmt3 *r, int precise)
+static void pebs_regs_start(struct pt_regs *regs, struct pt_regs *iregs)
 {
-	if (iregs) {
+	if (iregs)
 		*regs = *iregs;
-	} else {
-		/* the only fields the record does not give, cs and ss below */
-		regs->orig_ax = 0;
-		regs->csx = 0;
-		regs->ssx = 0;
-	}
+	else
+		memset(regs, 0, sizeof(*regs));
+}
+
+static void pebs_regs_mode(struct pt_regs *regs, struct pt_regs *iregs)
+{
+	if (iregs && user_mode(iregs) == (regs->ip < TASK_SIZE_MAX))
+		return;
+	x86_regs_mode_from_ip(regs);
+}
+
+/* format 3: the registers after the instruction */
+static void pebs_regs_fmt3(struct pt_regs *regs, struct pt_regs *iregs,
+			   const struct pebs_record_fmt3 *r, int precise)
+{
+	pebs_regs_start(regs, iregs);
 	regs->flags = r->flags & ~PERF_EFLAGS_EXACT;
 	regs->ip = r->ip;
 	if (precise > 1) {
@@ -382,64 +505,165 @@ static void pebs_regs(struct pt_regs *regs, struct pt_regs *iregs,
 	regs->r13 = r->r13;
 	regs->r14 = r->r14;
 	regs->r15 = r->r15;
-	/* the privilege level of the instruction, for the sample's misc */
-	if (iregs && user_mode(iregs) == (regs->ip < TASK_SIZE_MAX))
-		return;
-	x86_regs_mode_from_ip(regs);
+	pebs_regs_mode(regs, iregs);
 }
 
-/* one record of @event (on counter @idx): its sample */
-static void pebs_sample(struct perf_event *event, int idx,
-			const struct pebs_record_fmt3 *r,
-			struct pt_regs *iregs)
+/* an adaptive record: its basic group's IP, its GPR group if it has one */
+static void pebs_regs_adaptive(struct pt_regs *regs, struct pt_regs *iregs,
+			       const struct pebs_basic *b,
+			       const struct pebs_gprs *g, int precise)
+{
+	pebs_regs_start(regs, iregs);
+	if (g) {
+		regs->flags = g->flags;
+		regs->ax = g->ax;
+		regs->bx = g->bx;
+		regs->cx = g->cx;
+		regs->dx = g->dx;
+		regs->si = g->si;
+		regs->di = g->di;
+		regs->bp = g->bp;
+		regs->sp = g->sp;
+		regs->r8 = g->r8;
+		regs->r9 = g->r9;
+		regs->r10 = g->r10;
+		regs->r11 = g->r11;
+		regs->r12 = g->r12;
+		regs->r13 = g->r13;
+		regs->r14 = g->r14;
+		regs->r15 = g->r15;
+	}
+	regs->flags &= ~PERF_EFLAGS_EXACT;
+	regs->ip = b->ip;
+	if (precise > 1)
+		regs->flags |= PERF_EFLAGS_EXACT;
+	pebs_regs_mode(regs, iregs);
+}
+
+/* what a record says of a memory access: its address, source, latency */
+struct pebs_mem {
+	u64	addr;
+	u64	dse;
+	u64	lat;
+};
+
+/*
+ * The sample of a record of @event (on counter @idx), with the registers
+ * @regs, the access @mem (NULL: none recorded), the record's @tsc and
+ * branch stack @bs (NULL: the PMI's, if any)
+ */
+static void pebs_output(struct perf_event *event, int idx,
+			struct pt_regs *regs, const struct pebs_mem *mem,
+			u64 tsc, struct perf_branch_stack *bs)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	u64 period = this_cpu_read(pebs_period[idx]);
 	u64 type = event->attr.sample_type;
 	int kind = hwc->config_base & PEBS_KIND;
-	/* both filled below: not zeroed first for every record */
+	/* filled below: not zeroed first for every record */
 	struct perf_sample_data data __uninitialized;
-	struct pt_regs regs __uninitialized;
 
 	/* the counter ran from its last value to the wrap, then reloaded */
 	x86_perf_event_reloaded(event, period);
 
-	pebs_regs(&regs, iregs, r, event->attr.precise_ip);
 	/*
 	 * The instruction after a user one that wrapped the counter is the
 	 * kernel's after a system call: not for an event that excludes it
 	 */
-	if (event->attr.exclude_kernel && !user_mode(&regs))
+	if (event->attr.exclude_kernel && !user_mode(regs))
 		return;
 	perf_sample_data_init(&data, 0, period);
-	if (kind != PEBS_PLAIN) {
-		data.addr = r->dla;
+	if (mem && kind != PEBS_PLAIN) {
+		data.addr = mem->addr;
 		data.sample_flags |= PERF_SAMPLE_ADDR;
 		if (type & PERF_SAMPLE_DATA_SRC) {
-			data.data_src.val = pebs_data_source(kind, r->dse);
+			data.data_src.val = pebs_data_source(kind, mem->dse);
 			data.sample_flags |= PERF_SAMPLE_DATA_SRC;
 		}
 	}
-	if ((type & PERF_SAMPLE_WEIGHT_TYPE) && kind == PEBS_LDLAT) {
+	if (mem && (type & PERF_SAMPLE_WEIGHT_TYPE) && kind == PEBS_LDLAT) {
 		data.weight.full = 0;
 		if (type & PERF_SAMPLE_WEIGHT_STRUCT)
-			data.weight.var1_dw = (u32)r->lat;
+			data.weight.var1_dw = (u32)mem->lat;
 		else
-			data.weight.full = r->lat;
+			data.weight.full = mem->lat;
 		data.sample_flags |= PERF_SAMPLE_WEIGHT_TYPE;
 	}
 	/* drained late: when the record was written */
 	if ((hwc->config_base & PEBS_LARGE) && (type & PERF_SAMPLE_TIME) &&
 	    !event->attr.use_clockid && sched_clock_stable() &&
 	    using_native_sched_clock()) {
-		data.time = native_sched_clock_from_tsc(r->tsc) +
+		data.time = native_sched_clock_from_tsc(tsc) +
 			    __sched_clock_offset;
 		data.sample_flags |= PERF_SAMPLE_TIME;
 	}
-	x86_pmu_report(event, &data, &regs);
+	if (bs) {
+		data.br_stack = bs;
+		data.sample_flags |= PERF_SAMPLE_BRANCH_STACK;
+	}
+	x86_pmu_report(event, &data, regs);
 	/* the core moved a frequency event's period: the next reload's */
 	if (hwc->sample_period != period)
 		pebs_set_period(event, idx);
+}
+
+/* a format 3 record of @event, on counter @idx */
+static void pebs_sample_fmt3(struct perf_event *event, int idx,
+			     const struct pebs_record_fmt3 *r,
+			     struct pt_regs *iregs)
+{
+	struct pebs_mem mem = { r->dla, r->dse, r->lat };
+	struct pt_regs regs __uninitialized;
+
+	pebs_regs_fmt3(&regs, iregs, r, event->attr.precise_ip);
+	pebs_output(event, idx, &regs, &mem, r->tsc, NULL);
+}
+
+/* the branch stack of an adaptive record, for this CPU's current sample */
+static DEFINE_PER_CPU(u64, pebs_lbr_buf[X86_LBR_BUF_U64]);
+
+/* an adaptive record of @event, on counter @idx */
+static void pebs_sample_adaptive(struct perf_event *event, int idx,
+				 const struct pebs_basic *b,
+				 struct pt_regs *iregs)
+{
+	u64 fmt = b->format_group;
+	const void *next = b + 1;
+	const struct pebs_meminfo *mi = NULL;
+	const struct pebs_gprs *gprs = NULL;
+	const struct pebs_xmm *xmm = NULL;
+	struct perf_branch_stack *bs = NULL;
+	struct x86_perf_regs pregs __uninitialized;
+	struct pebs_mem mem;
+
+	/* the groups, in the order the SDM lays them out */
+	if (fmt & PEBS_DATACFG_MEMINFO) {
+		mi = next;
+		next = mi + 1;
+	}
+	if (fmt & PEBS_DATACFG_GP) {
+		gprs = next;
+		next = gprs + 1;
+	}
+	if (fmt & PEBS_DATACFG_XMMS) {
+		xmm = next;
+		next = xmm + 1;
+	}
+	if ((fmt & PEBS_DATACFG_LBRS) && has_branch_stack(event)) {
+		bs = (void *)this_cpu_ptr(pebs_lbr_buf);
+		x86_pmu_lbr_decode(bs, next,
+				   (fmt >> PEBS_DATACFG_LBR_SHIFT & 0xff) + 1,
+				   event->attr.branch_sample_type);
+	}
+	pebs_regs_adaptive(&pregs.regs, iregs, b, gprs,
+			   event->attr.precise_ip);
+	pregs.xmm_regs = xmm ? (u64 *)xmm->xmm : NULL;
+	if (mi) {
+		mem.addr = mi->address;
+		mem.dse = mi->aux;
+		mem.lat = mi->mem_latency;
+	}
+	pebs_output(event, idx, &pregs.regs, mi ? &mem : NULL, b->tsc, bs);
 }
 
 /**
@@ -450,6 +674,54 @@ bool intel_pebs_pending(void)
 	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
 
 	return ds->pebs_index != ds->pebs_buffer_base;
+}
+
+/* the PEBS counters of this CPU that a record's status bits may name */
+static u64 pebs_counters(void)
+{
+	u64 counters = GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0);
+
+	if (pebs_adaptive)
+		counters |= GENMASK_ULL(x86_pmu_hw.num_counters_fixed - 1, 0) <<
+			    INTEL_PMC_IDX_FIXED;
+	return counters & this_cpu_read(pebs_enabled);
+}
+
+/* a sample per record between @at and @end; the counters they were for */
+static u64 pebs_drain_records(void *at, void *end, struct pt_regs *iregs)
+{
+	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
+	u64 counters = pebs_counters(), drained = 0;
+	int bit;
+
+	while (at < end) {
+		const struct pebs_record_fmt3 *r = at;
+		const struct pebs_basic *b = at;
+		u64 status;
+
+		if (pebs_adaptive) {
+			/* a record's size is in it: nothing more to walk */
+			if (b->format_size < sizeof(*b))
+				break;
+			status = b->applicable_counters & counters;
+			at += b->format_size;
+		} else {
+			status = r->status & counters;
+			at += sizeof(*r);
+		}
+		for_each_set_bit(bit, (unsigned long *)&status, X86_PMC_IDX_MAX) {
+			if (!(cpuc->active & BIT_ULL(bit)))
+				continue;
+			if (pebs_adaptive)
+				pebs_sample_adaptive(cpuc->events[bit], bit, b,
+						     iregs);
+			else
+				pebs_sample_fmt3(cpuc->events[bit], bit, r,
+						 iregs);
+		}
+		drained |= status;
+	}
+	return drained;
 }
 
 /**
@@ -466,27 +738,18 @@ void intel_pebs_drain(struct pt_regs *iregs)
 {
 	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
 	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
-	struct pebs_record_fmt3 *r, *end;
-	u64 counters = GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0);
-	u64 drained = 0;
+	void *at, *end;
+	u64 drained;
 	int bit;
 
 	if (!ds->pebs_buffer_base || this_cpu_read(pebs_draining))
 		return;
 	if (!iregs)
 		this_cpu_write(pebs_draining, true);
-	r = (void *)(unsigned long)ds->pebs_buffer_base;
+	at = (void *)(unsigned long)ds->pebs_buffer_base;
 	end = (void *)(unsigned long)ds->pebs_index;
 	ds->pebs_index = ds->pebs_buffer_base;
-	for (; r < end; r++) {
-		u64 status = r->status & this_cpu_read(pebs_enabled) & counters;
-
-		for_each_set_bit(bit, (unsigned long *)&status, X86_PMC_IDX_MAX) {
-			if (cpuc->active & BIT_ULL(bit))
-				pebs_sample(cpuc->events[bit], bit, r, iregs);
-		}
-		drained |= status;
-	}
+	drained = pebs_drain_records(at, end, iregs);
 	/* the offset a self-monitoring reader adds to rdpmc moved: once */
 	for_each_set_bit(bit, (unsigned long *)&drained, X86_PMC_IDX_MAX) {
 		if (cpuc->events[bit])
@@ -494,6 +757,14 @@ void intel_pebs_drain(struct pt_regs *iregs)
 	}
 	if (!iregs)
 		this_cpu_write(pebs_draining, false);
+}
+
+/**
+ * intel_pebs_is_adaptive - PEBS records are adaptive (format 4)
+ */
+bool intel_pebs_is_adaptive(void)
+{
+	return pebs_adaptive;
 }
 
 /**
@@ -516,6 +787,10 @@ void intel_pebs_cpu_reset(void)
 	this_cpu_write(pebs_enabled, 0);
 	this_cpu_write(pebs_small, 0);
 	wrmsrl(MSR_IA32_PEBS_ENABLE, 0);
+	if (pebs_adaptive) {
+		this_cpu_write(pebs_data_cfg, 0);
+		wrmsrl(MSR_PEBS_DATA_CFG, 0);
+	}
 	wrmsrl(MSR_CORE_PERF_GLOBAL_OVF_CTRL, GLOBAL_STATUS_BUFFER_OVF);
 	/* nothing written before the CPU went down is anyone's now */
 	ds->pebs_index = ds->pebs_buffer_base;
@@ -523,17 +798,23 @@ void intel_pebs_cpu_reset(void)
 }
 
 /**
- * intel_pebs_init - use PEBS if the CPU has the record format known here
+ * intel_pebs_init - use PEBS if the CPU has a record format known here
  * @caps: IA32_PERF_CAPABILITIES
+ *
+ * Format 3 (Skylake), and format 4 with PEBS_BASELINE (adaptive).
  *
  * Return: the highest precise_ip events may ask for: 3 with PEBS (the
  * eventing IP, and a counter with precise distribution), else 0.
  */
 int __init intel_pebs_init(u64 caps)
 {
+	int fmt = (caps & PERF_CAP_PEBS_FORMAT) >> 8;
+
 	if (!boot_cpu_has(X86_FEATURE_PEBS) || !boot_cpu_has(X86_FEATURE_DTES64))
 		return 0;
-	if (((caps & PERF_CAP_PEBS_FORMAT) >> 8) != 3)
+	if (fmt == 4 && (caps & PERF_CAP_PEBS_BASELINE))
+		pebs_adaptive = true;
+	else if (fmt != 3)
 		return 0;
 	pebs_on = true;
 	intel_ds_init();

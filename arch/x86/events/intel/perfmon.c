@@ -79,8 +79,9 @@ static bool intel_icl __ro_after_init;
  * the same
  */
 static bool intel_extra __ro_after_init;
-/* ... and PEBS (pebs.c) */
+/* ... and PEBS (pebs.c), adaptive or not */
 static bool intel_pebs __ro_after_init;
+static bool intel_pebs_adaptive __ro_after_init;
 static char intel_pmu_name[24] __ro_after_init;
 
 /*
@@ -151,8 +152,11 @@ static u64 intel_constraint(struct perf_event *event, u64 config)
 		if (td)
 			return td;
 	}
-	/* PEBS: a general counter; PREC_DIST's unit mask counter 1 */
-	if (event->attr.precise_ip)
+	/*
+	 * PEBS: a general counter; PREC_DIST's unit mask counter 1. An
+	 * adaptive PEBS counts on any counter the event has.
+	 */
+	if (event->attr.precise_ip && !intel_pebs_adaptive)
 		return (config & INTEL_EVENT_UMASK) == INTEL_PREC_DIST ?
 		       BIT_ULL(1) : gp;
 
@@ -289,9 +293,13 @@ struct perf_guest_switch_msr *perf_guest_get_msrs(int *nr, void *data)
 }
 EXPORT_SYMBOL_GPL(perf_guest_get_msrs);
 
-/* FIXED_CTR_CTRL nibble of fixed counter @i: OS, USR, PMI as the config */
+/*
+ * FIXED_CTR_CTRL bits of fixed counter @i: OS, USR, PMI, AnyThread and
+ * adaptive PEBS records as the event select @config has them
+ */
 static void intel_fixed_ctrl_set(int i, u64 config)
 {
+	u64 mask = 0xfULL | ICL_FIXED_0_ADAPTIVE;
 	u64 old, ctrl, bits = 0;
 
 	if (config & ARCH_PERFMON_EVENTSEL_OS)
@@ -302,9 +310,11 @@ static void intel_fixed_ctrl_set(int i, u64 config)
 		bits |= INTEL_FIXED_0_ENABLE_PMI;
 	if (config & ARCH_PERFMON_EVENTSEL_ANY)
 		bits |= INTEL_FIXED_0_ANYTHREAD;
+	if (config & ICL_EVENTSEL_ADAPTIVE)
+		bits |= ICL_FIXED_0_ADAPTIVE;
 
 	old = this_cpu_read(intel_fixed_ctrl);
-	ctrl = old & ~(0xfULL << (i * INTEL_FIXED_BITS_STRIDE));
+	ctrl = old & ~(mask << (i * INTEL_FIXED_BITS_STRIDE));
 	ctrl |= bits << (i * INTEL_FIXED_BITS_STRIDE);
 	if (ctrl == old)
 		return;
@@ -319,8 +329,11 @@ static void intel_enable(struct perf_event *event)
 	if (hwc->idx >= INTEL_PMC_IDX_METRIC_BASE) {
 		/* nothing of its own to program */
 	} else if (hwc->idx >= INTEL_PMC_IDX_FIXED) {
-		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED,
-				     hwc->config);
+		u64 config = hwc->config;
+
+		if (event->attr.precise_ip)
+			config = intel_pebs_enable(event);
+		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED, config);
 	} else {
 		u64 config = hwc->config;
 
@@ -365,6 +378,10 @@ static void intel_disable(struct perf_event *event)
 		/* nothing of its own to program */
 	} else if (hwc->idx >= INTEL_PMC_IDX_FIXED) {
 		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED, 0);
+		if (event->attr.precise_ip) {
+			intel_pebs_flush();
+			intel_pebs_disable(event);
+		}
 	} else {
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + hwc->idx, hwc->config);
 		/* its records first, while its PEBS_ENABLE bit claims them */
@@ -696,6 +713,10 @@ int __init intel_pmu_init(void)
 		intel_pebs = intel_ops.max_precise > 0;
 		if (intel_pebs)
 			intel_ops.pebs_flush = intel_pebs_flush;
+		/* the XMM registers are in adaptive records */
+		intel_pebs_adaptive = intel_pebs &&
+				      intel_pebs_is_adaptive();
+		intel_ops.pebs_xmm = intel_pebs_adaptive;
 	} else
 		snprintf(intel_pmu_name, sizeof(intel_pmu_name),
 			 "generic_arch_v%d", x86_pmu_hw.version);
