@@ -13,7 +13,8 @@
 # only the tests of PMU_METAL_TESTS, default "pmu-cstate"), and the Ice
 # Lake server model with topdown slots and PERF_METRICS (named icx, runs
 # only the tests of PMU_ICX_TESTS, default "pmu-topdown pmu-icx-cache
-# pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh"), and
+# pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh
+# pmu-adaptive-pebs"), and
 # the Ice Lake model with architectural LBRs (0018) and Sapphire Rapids'
 # model number, where 6.12 uses them (named alr, runs only the tests of
 # PMU_ALR_TESTS, default "pmu-arch-lbr pmu-lbr.sh pmu-lbr-type
@@ -43,7 +44,7 @@ kernel=$1 result=${2:-}
 SMPS=${PMU_SMPS:-2}
 CPUS=${PMU_CPUS:-Skylake-PMU EPYC-PMU Skylake-PMU,hypervisor=off Icelake-PMU Icelake-PMU,arch-lbr=on,model=143}
 METAL_TESTS=${PMU_METAL_TESTS:-pmu-cstate}
-ICX_TESTS=${PMU_ICX_TESTS:-pmu-topdown pmu-icx-cache pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh}
+ICX_TESTS=${PMU_ICX_TESTS:-pmu-topdown pmu-icx-cache pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh pmu-adaptive-pebs}
 ALR_TESTS=${PMU_ALR_TESTS:-pmu-arch-lbr pmu-lbr.sh pmu-lbr-type pmu-lbr-stack pmu-lbr-task}
 REPEAT=${PMU_REPEAT:-1}
 QEMU_BIN=${PMU_QEMU:-$B/pmu-qemu/qemu-system-x86_64}
