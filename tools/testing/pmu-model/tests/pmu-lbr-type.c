@@ -26,7 +26,9 @@
  * recorded, so hw_idx (the index of the newest record, the top of the
  * stack) advances by 500 modulo the depth on Intel. It must lie in
  * [0, depth). On AMD (LbrExtV2 has no top of stack, its entry 0 is the
- * newest) it is 0, and so with architectural LBRs (0018). The model's
+ * newest) it is 0; with architectural LBRs (0018) stock reports -1
+ * (no index) now that the model's arch-LBR CPU has adaptive PEBS (0019;
+ * 0 before). The model's
  * LbrExtV2 entries are all retired branches: spec is
  * PERF_BR_NON_SPEC_CORRECT_PATH there, in every mode, and
  * PERF_BR_SPEC_NA on Intel. Without TYPE_SAVE no record has a type,
@@ -255,7 +257,7 @@ static void types_of(uint64_t ip, uint64_t hw_idx, uint64_t nr,
 }
 
 static int depth, nidx, bad_idx, deltas[64], last_idx = -1, first_idx = -1;
-static int loop_samples;
+static int loop_samples, no_idx;
 
 static void idx_of(uint64_t ip, uint64_t hw_idx, uint64_t nr,
 		   struct perf_branch_entry *e)
@@ -265,6 +267,8 @@ static void idx_of(uint64_t ip, uint64_t hw_idx, uint64_t nr,
 		return;
 	}
 	loop_samples++;
+	if (hw_idx == ~0ULL)
+		no_idx++;
 	if (hw_idx >= (uint64_t)depth) {
 		if (bad_idx++ < 3)
 			printf("# hw_idx %#llx\n", (unsigned long long)hw_idx);
@@ -402,6 +406,13 @@ int main(void)
 		check(!bad_idx, "%s", "hw_idx below the depth");
 		check(nidx >= 49 && deltas[500 & (depth - 1)] >= nidx - 2,
 		      "%s", "hw_idx advances by the branches between samples");
+	} else if (arch) {
+		/*
+		 * architectural LBRs with adaptive PEBS (the model's 0019 on
+		 * this CPU model): stock reports no hardware index (-1)
+		 */
+		check(loop_samples >= 50 && no_idx == loop_samples, "%s",
+		      "hw_idx is -1 (not available) in every sample");
 	} else {
 		check(loop_samples >= 50 && first_idx == 0 &&
 		      deltas[0] == nidx, "%s",
