@@ -251,6 +251,8 @@ bool x86_perf_event_set_period(struct perf_event *event);
 bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs);
 void x86_pmu_report(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs);
+void x86_pmu_report_more(struct perf_event *event,
+			 struct perf_sample_data *data, struct pt_regs *regs);
 void x86_perf_event_reloaded(struct perf_event *event, u64 period);
 
 /*

@@ -506,6 +506,34 @@ void x86_pmu_report(struct perf_event *event, struct perf_sample_data *data,
 }
 
 /**
+ * x86_pmu_report_more - another sample of @event from the same interrupt
+ * @event: an event that x86_pmu_report() already reported in it
+ * @data: the sample
+ * @regs: its registers
+ *
+ * The records of one PEBS drain, as in 6.12: only the first of an event
+ * counts against the sample rate limit; the others are written as they
+ * are, unless the event has more to do at an overflow (a handler, a BPF
+ * program, SIGTRAP, a REFRESH limit), when each is an overflow.
+ */
+void x86_pmu_report_more(struct perf_event *event,
+			 struct perf_sample_data *data, struct pt_regs *regs)
+{
+	if (event->overflow_handler || READ_ONCE(event->prog) ||
+	    event->attr.sigtrap || atomic_read(&event->event_limit)) {
+		x86_pmu_report(event, data, regs);
+		return;
+	}
+	if (has_branch_stack(event) &&
+	    !(data->sample_flags & PERF_SAMPLE_BRANCH_STACK) &&
+	    this_cpu_read(x86_lbr_valid)) {
+		data->br_stack = (void *)this_cpu_ptr(x86_lbr_buf);
+		data->sample_flags |= PERF_SAMPLE_BRANCH_STACK;
+	}
+	perf_event_output(event, data, regs);
+}
+
+/**
  * x86_perf_event_reloaded - count a wrap that the hardware reloaded
  * @event: an event on a counter of this CPU
  * @period: the counter was reloaded with minus this (PEBS)

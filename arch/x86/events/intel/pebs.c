@@ -47,12 +47,15 @@
  * record is a basic group (the eventing IP, the counters it is for, the
  * TSC) followed by the groups MSR_PEBS_DATA_CFG selects (memory info,
  * general registers, XMM registers, LBRs), for the counters whose
- * event select (or fixed counter control) has the adaptive bit; a
- * record's own first field gives its groups and size, so a buffer may
- * mix layouts. One register serves the whole CPU: it holds the union of
- * what its PEBS events need, and an event that needs none keeps basic
- * records. The fixed counters take PEBS too (IA32_PEBS_ENABLE bit 32 +
- * i, reload value after the general counters'). With the LBR group a
+ * event select (or fixed counter control) has the adaptive bit, which
+ * every PEBS event's has; a record's own first field gives its groups
+ * and size, so a buffer may mix layouts. One register serves the whole
+ * CPU: it holds the union of what its PEBS events need. The basic
+ * group's IP is the eventing instruction's; precise_ip 1 reports the
+ * next one, the GPR group's. The fixed counters take PEBS too
+ * (IA32_PEBS_ENABLE bit 32 + i, reload value after the general
+ * counters'): precise instructions and cycles go there, as any event,
+ * and cycles needs no INST_RETIRED stand-in. With the LBR group a
  * sample's branch stack is the record's, and such an event may be large.
  *
  * hw.config_base of a precise event holds its enum pebs_kind, and
@@ -197,6 +200,9 @@ static u64 pebs_event_cfg(struct perf_event *event)
 		    PERF_SAMPLE_WEIGHT_TYPE | PERF_SAMPLE_TRANSACTION |
 		    PERF_SAMPLE_PHYS_ADDR))
 		cfg |= PEBS_DATACFG_MEMINFO;
+	/* precise_ip 1 reports the next instruction: the GPR group's IP */
+	if (attr->precise_ip < 2)
+		cfg |= PEBS_DATACFG_GP;
 	if (type & PERF_SAMPLE_REGS_INTR) {
 		if (attr->sample_regs_intr & ~PERF_REG_EXTENDED_MASK)
 			cfg |= PEBS_DATACFG_GP;
@@ -219,6 +225,10 @@ static bool pebs_large(struct perf_event *event)
 	if (pebs_adaptive && x86_pmu_lbr())
 		type &= ~PERF_SAMPLE_BRANCH_STACK;
 	if (attr->freq || (type & ~PEBS_LARGE_SAMPLE))
+		return false;
+	/* as in 6.12: the XMM registers' samples take a PMI each */
+	if ((type & PERF_SAMPLE_REGS_INTR) &&
+	    (attr->sample_regs_intr & PERF_REG_EXTENDED_MASK))
 		return false;
 	/* a CPU's buffer mixes tasks: none of the drain's current task */
 	return (event->attach_state & PERF_ATTACH_TASK) ||
@@ -247,7 +257,8 @@ int intel_pebs_config(struct perf_event *event, u64 *config)
 		return -EOPNOTSUPP;
 	if (!is_sampling_event(event) || (*config & PEBS_SEL_FLAGS))
 		return -EINVAL;
-	if ((*config & PEBS_SEL_UMASK) == 0x003c) {
+	/* adaptive PEBS samples cycles themselves (fixed counter 1) */
+	if (!pebs_adaptive && (*config & PEBS_SEL_UMASK) == 0x003c) {
 		*config = (*config & ~PEBS_SEL_UMASK) | PEBS_CYCLES;
 		if (event->attr.precise_ip == 3)
 			*config |= PEBS_PREC_DIST_UMASK;
@@ -320,13 +331,19 @@ static void pebs_set_threshold(void)
 		ds->pebs_interrupt_threshold = ds->pebs_absolute_maximum - size;
 }
 
-/* MSR_PEBS_DATA_CFG: what this CPU's PEBS events need, all together */
+/*
+ * MSR_PEBS_DATA_CFG: what this CPU's PEBS events need, all together.
+ * With none left it stays as it is: no counter writes records, and the
+ * next PEBS event, often the same again, may need no write.
+ */
 static void pebs_set_data_cfg(void)
 {
 	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
 	u64 enabled = this_cpu_read(pebs_enabled), cfg = 0;
 	int bit;
 
+	if (!enabled)
+		return;
 	for_each_set_bit(bit, (unsigned long *)&enabled, X86_PMC_IDX_MAX) {
 		if (cpuc->events[bit])
 			cfg |= cpuc->events[bit]->hw.config_base >>
@@ -346,8 +363,8 @@ static void pebs_set_data_cfg(void)
  * Before its event select or fixed counter control enables it.
  *
  * Return: the event select to write: without the counter's own
- * interrupt, which PEBS replaces; with ICL_EVENTSEL_ADAPTIVE when its
- * records need groups beyond the basic one.
+ * interrupt, which PEBS replaces; with ICL_EVENTSEL_ADAPTIVE (as 6.12,
+ * for every adaptive PEBS event, even one whose groups are none).
  */
 u64 intel_pebs_enable(struct perf_event *event)
 {
@@ -362,8 +379,7 @@ u64 intel_pebs_enable(struct perf_event *event)
 	*enabled |= BIT_ULL(idx);
 	if (pebs_adaptive) {
 		pebs_set_data_cfg();
-		if (hwc->config_base >> PEBS_CFG_SHIFT)
-			config |= ICL_EVENTSEL_ADAPTIVE;
+		config |= ICL_EVENTSEL_ADAPTIVE;
 	} else if ((hwc->config_base & PEBS_KIND) == PEBS_LDLAT) {
 		*enabled |= BIT_ULL(idx + 32);
 	}
@@ -537,6 +553,8 @@ static void pebs_regs_adaptive(struct pt_regs *regs, struct pt_regs *iregs,
 	regs->ip = b->ip;
 	if (precise > 1)
 		regs->flags |= PERF_EFLAGS_EXACT;
+	else if (g)
+		regs->ip = g->ip;
 	pebs_regs_mode(regs, iregs);
 }
 
@@ -550,11 +568,12 @@ struct pebs_mem {
 /*
  * The sample of a record of @event (on counter @idx), with the registers
  * @regs, the access @mem (NULL: none recorded), the record's @tsc and
- * branch stack @bs (NULL: the PMI's, if any)
+ * branch stack @bs (NULL: the PMI's, if any); @more: not the event's
+ * first record in this drain
  */
 static void pebs_output(struct perf_event *event, int idx,
 			struct pt_regs *regs, const struct pebs_mem *mem,
-			u64 tsc, struct perf_branch_stack *bs)
+			u64 tsc, struct perf_branch_stack *bs, bool more)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	u64 period = this_cpu_read(pebs_period[idx]);
@@ -601,7 +620,10 @@ static void pebs_output(struct perf_event *event, int idx,
 		data.br_stack = bs;
 		data.sample_flags |= PERF_SAMPLE_BRANCH_STACK;
 	}
-	x86_pmu_report(event, &data, regs);
+	if (more)
+		x86_pmu_report_more(event, &data, regs);
+	else
+		x86_pmu_report(event, &data, regs);
 	/* the core moved a frequency event's period: the next reload's */
 	if (hwc->sample_period != period)
 		pebs_set_period(event, idx);
@@ -610,13 +632,13 @@ static void pebs_output(struct perf_event *event, int idx,
 /* a format 3 record of @event, on counter @idx */
 static void pebs_sample_fmt3(struct perf_event *event, int idx,
 			     const struct pebs_record_fmt3 *r,
-			     struct pt_regs *iregs)
+			     struct pt_regs *iregs, bool more)
 {
 	struct pebs_mem mem = { r->dla, r->dse, r->lat };
 	struct pt_regs regs __uninitialized;
 
 	pebs_regs_fmt3(&regs, iregs, r, event->attr.precise_ip);
-	pebs_output(event, idx, &regs, &mem, r->tsc, NULL);
+	pebs_output(event, idx, &regs, &mem, r->tsc, NULL, more);
 }
 
 /* the branch stack of an adaptive record, for this CPU's current sample */
@@ -625,7 +647,7 @@ static DEFINE_PER_CPU(u64, pebs_lbr_buf[X86_LBR_BUF_U64]);
 /* an adaptive record of @event, on counter @idx */
 static void pebs_sample_adaptive(struct perf_event *event, int idx,
 				 const struct pebs_basic *b,
-				 struct pt_regs *iregs)
+				 struct pt_regs *iregs, bool more)
 {
 	u64 fmt = b->format_group;
 	const void *next = b + 1;
@@ -663,7 +685,8 @@ static void pebs_sample_adaptive(struct perf_event *event, int idx,
 		mem.dse = mi->aux;
 		mem.lat = mi->mem_latency;
 	}
-	pebs_output(event, idx, &pregs.regs, mi ? &mem : NULL, b->tsc, bs);
+	pebs_output(event, idx, &pregs.regs, mi ? &mem : NULL, b->tsc, bs,
+		    more);
 }
 
 /**
@@ -710,14 +733,16 @@ static u64 pebs_drain_records(void *at, void *end, struct pt_regs *iregs)
 			at += sizeof(*r);
 		}
 		for_each_set_bit(bit, (unsigned long *)&status, X86_PMC_IDX_MAX) {
+			bool more = drained & BIT_ULL(bit);
+
 			if (!(cpuc->active & BIT_ULL(bit)))
 				continue;
 			if (pebs_adaptive)
 				pebs_sample_adaptive(cpuc->events[bit], bit, b,
-						     iregs);
+						     iregs, more);
 			else
 				pebs_sample_fmt3(cpuc->events[bit], bit, r,
-						 iregs);
+						 iregs, more);
 		}
 		drained |= status;
 	}
