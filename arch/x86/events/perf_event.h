@@ -192,7 +192,8 @@ struct x86_pmu_ops {
  *	copied and sets @hw_idx to the hardware's index of the newest.
  *	Called in the PMI, before the freeze is lifted.
  * @entry: decode one record (its FROM, TO and INFO values) into @e
- * @record_hw_idx: the hw_idx of a stack taken from a PEBS record
+ * @record_hw_idx: the hw_idx of a stack taken from a PEBS record (and of
+ *	the architectural LBRs' registers, which have no top of stack)
  * @state_u64: the size of what @save keeps, in u64s; 0 for a stack
  *	without call-stack mode (nothing to keep for a task)
  * @save: copy the stack's registers to @regs, for a task switched out
@@ -347,7 +348,7 @@ void intel_td_start(struct perf_event *event);
 u64 intel_td_pmi(u64 status);
 
 extern const struct x86_lbr_ops intel_lbr_skylake;
-const struct x86_lbr_ops *intel_arch_lbr_init(void);
+const struct x86_lbr_ops *intel_arch_lbr_init(u64 caps);
 extern struct x86_lbr_ops amd_lbr_v2;
 int amd_lbr_init(void);
 

@@ -61,6 +61,8 @@ static bool albr_call_stack __ro_after_init;
 static bool albr_mispred __ro_after_init;
 static bool albr_cycles __ro_after_init;
 static bool albr_br_type __ro_after_init;
+/* the hw_idx of every stack: no top of stack (see intel_arch_lbr_init()) */
+static u64 albr_hw_idx __ro_after_init;
 
 static int intel_albr_select(u64 bst, u64 *ctl)
 {
@@ -170,8 +172,7 @@ static int intel_albr_read(struct perf_branch_entry *e, u64 *hw_idx)
 	u64 from, to, info;
 	int i, n = 0;
 
-	/* no top of stack: the newest record is always 0 */
-	*hw_idx = 0;
+	*hw_idx = albr_hw_idx;
 	for (i = 0; i < albr_depth; i++) {
 		rdmsrl(MSR_ARCH_LBR_FROM_0 + i, from);
 		rdmsrl(MSR_ARCH_LBR_TO_0 + i, to);
@@ -215,8 +216,6 @@ static struct x86_lbr_ops intel_lbr_arch __ro_after_init = {
 	.reset		= intel_albr_reset,
 	.read		= intel_albr_read,
 	.entry		= intel_albr_entry,
-	/* no top of stack: the newest record is always 0 */
-	.record_hw_idx	= 0,
 	.save		= intel_albr_save,
 	.restore	= intel_albr_restore,
 };
@@ -224,12 +223,17 @@ static struct x86_lbr_ops intel_lbr_arch __ro_after_init = {
 /**
  * intel_arch_lbr_init - the architectural LBRs, if this CPU has them
  *
+ * @caps: IA32_PERF_CAPABILITIES
+ *
  * Uses the deepest depth CPUID leaf 0x1C offers up to X86_LBR_MAX; the
- * driver needs CPL and branch filtering.
+ * driver needs CPL and branch filtering. Without a top of stack the
+ * newest record is always 0, and hw_idx says so; but where PEBS is
+ * adaptive (PEBS_BASELINE), 6.12 reports no index (-1), from the PMI
+ * as from a record.
  *
  * Return: their operations, or NULL.
  */
-const struct x86_lbr_ops * __init intel_arch_lbr_init(void)
+const struct x86_lbr_ops * __init intel_arch_lbr_init(u64 caps)
 {
 	union cpuid28_eax eax;
 	union cpuid28_ebx ebx;
@@ -252,6 +256,8 @@ const struct x86_lbr_ops * __init intel_arch_lbr_init(void)
 	albr_cycles = ecx.split.lbr_timed_lbr;
 	albr_br_type = ecx.split.lbr_br_type;
 	intel_lbr_arch.nr = albr_depth;
+	albr_hw_idx = caps & PERF_CAP_PEBS_BASELINE ? -1ULL : 0;
+	intel_lbr_arch.record_hw_idx = albr_hw_idx;
 	albr_call_stack = ebx.split.lbr_call_stack;
 	if (albr_call_stack)
 		intel_lbr_arch.state_u64 = 3 * albr_depth;

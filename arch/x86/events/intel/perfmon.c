@@ -722,7 +722,7 @@ int __init intel_pmu_init(void)
 			 "generic_arch_v%d", x86_pmu_hw.version);
 
 	/* architectural: whatever the model */
-	lbr = intel_arch_lbr_init();
+	lbr = intel_arch_lbr_init(caps);
 	if (lbr)
 		intel_ops.lbr = lbr;
 	if (intel_td_init(caps)) {
