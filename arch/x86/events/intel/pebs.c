@@ -55,8 +55,10 @@
  * next one, the GPR group's. The fixed counters take PEBS too
  * (IA32_PEBS_ENABLE bit 32 + i, reload value after the general
  * counters'): precise instructions and cycles go there, as any event,
- * and cycles needs no INST_RETIRED stand-in. With the LBR group a
- * sample's branch stack is the record's, and such an event may be large.
+ * and cycles needs no INST_RETIRED stand-in. Any event select may be
+ * precise (edge, inv, cmask too), and a period of 1 reloads to -1. With
+ * the LBR group a sample's branch stack is the record's, and such an
+ * event may be large.
  *
  * hw.config_base of a precise event holds its enum pebs_kind, and
  * PEBS_LARGE; with adaptive PEBS its MSR_PEBS_DATA_CFG groups from
@@ -246,8 +248,8 @@ static void pebs_destroy(struct perf_event *event)
  * @config: its event select; precise cycles change it
  *
  * Return: 0; -EOPNOTSUPP without PEBS, -EINVAL for a counting event or
- * one that does not count occurrences, -ENOMEM when the buffers cannot
- * be allocated.
+ * (but with adaptive PEBS) one that does not count occurrences, -ENOMEM
+ * when the buffers cannot be allocated.
  */
 int intel_pebs_config(struct perf_event *event, u64 *config)
 {
@@ -255,7 +257,10 @@ int intel_pebs_config(struct perf_event *event, u64 *config)
 
 	if (!pebs_on)
 		return -EOPNOTSUPP;
-	if (!is_sampling_event(event) || (*config & PEBS_SEL_FLAGS))
+	if (!is_sampling_event(event))
+		return -EINVAL;
+	/* adaptive PEBS takes any event select (6.12 on the model) */
+	if (!pebs_adaptive && (*config & PEBS_SEL_FLAGS))
 		return -EINVAL;
 	/* adaptive PEBS samples cycles themselves (fixed counter 1) */
 	if (!pebs_adaptive && (*config & PEBS_SEL_UMASK) == 0x003c) {
@@ -280,11 +285,15 @@ int intel_pebs_config(struct perf_event *event, u64 *config)
 	return 0;
 }
 
-/* counter @idx reloads to minus the period of @event after each record */
+/*
+ * Counter @idx reloads to minus the period of @event after each record:
+ * a period of 1 too (a record per event), though the first start, like
+ * any counter's, is at least 2 events away (as 6.12)
+ */
 static void pebs_set_period(struct perf_event *event, int idx)
 {
 	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
-	u64 period = clamp_t(u64, event->hw.sample_period, 2,
+	u64 period = clamp_t(u64, event->hw.sample_period, 1,
 			     GENMASK_ULL(x86_pmu_hw.cntval_bits - 2, 0));
 
 	this_cpu_write(pebs_period[idx], period);

@@ -706,13 +706,15 @@ static void case_two(void)
 		       n, n2, in, in2, (unsigned long)count,
 		       (unsigned long)count2, (unsigned long)lost, nmi);
 	/*
-	 * the loads' counter starts at -2 twice: enabled alone, then again
-	 * as the instructions event joins it
+	 * the loads' counter starts at -2 (at least two events away): when
+	 * enabled alone, and on stock again as the instructions event
+	 * joins it (stock schedules the context's events out and in at an
+	 * enable; ours leaves the running ones be)
 	 */
-	snprintf(what, sizeof(what), "instructions:upp + mem-loads:upp: %d = %lu / %d and %d = %lu - 2 samples, none lost",
+	snprintf(what, sizeof(what), "instructions:upp + mem-loads:upp: %d = %lu / %d and %d = %lu - 1 or 2 samples, none lost",
 		 n, (unsigned long)count, PERIOD, n2, (unsigned long)count2);
-	check(n > 0 && n == (int)(count / PERIOD) && n2 == (int)count2 - 2 &&
-	      !lost, what);
+	check(n > 0 && n == (int)(count / PERIOD) &&
+	      (n2 == (int)count2 - 2 || n2 == (int)count2 - 1) && !lost, what);
 	check(ok && in2 == N_LINES && in >= 5 * N_LINES / PERIOD - 1,
 	      "instructions:upp + mem-loads:upp: each its own samples, the loads' addresses in order");
 }
