@@ -347,7 +347,8 @@ static void perf_freq_set_period(struct perf_event *event, u64 nsec,
 			   nsec * event->attr.sample_freq);
 	if (!period)
 		period = 1;
-	delta = (period - (s64)hwc->sample_period + 7) / 8;
+	/* an eighth of the way there, rounded toward zero (as 6.12) */
+	delta = (period - (s64)hwc->sample_period) / 8;
 	period = hwc->sample_period + delta;
 	if (period < 1)
 		period = 1;

@@ -127,6 +127,8 @@ struct x86_extra_regs {
  *	samples (IRQs off), before a precise event's count is read
  * @pebs_xmm: a precise event's samples may have the XMM registers
  *	(PERF_PMU_CAP_EXTENDED_REGS)
+ * @freq_guess: a frequency-mode event starts from a guess of its rate,
+ *	not from a period of 1 (pmu.c, x86_freq_first_period())
  * @hold: stop (@on) or restart every counter of this CPU at once, for
  *	the core's perf_pmu_disable()/perf_pmu_enable(); what @enable and
  *	@disable do meanwhile takes effect at the restart; NULL (or a
@@ -164,6 +166,7 @@ struct x86_pmu_ops {
 	int		(*handle_irq)(struct pt_regs *regs);
 	void		(*pebs_flush)(void);
 	bool		pebs_xmm;
+	bool		freq_guess;
 	void		(*hold)(bool on);
 	void		(*cpu_reset)(void);
 	u64		(*td_update)(struct perf_event *event);

@@ -728,6 +728,41 @@ static int x86_cache_event(u64 attr_config, u64 *config, u64 *config1)
 	return 0;
 }
 
+/*
+ * The first period of a frequency-mode event, before any rate is known:
+ * 1, or where the vendor guesses (x86_ops->freq_guess), how many events
+ * a second it counts over the frequency, rounded up, less one. The
+ * guesses are 6.12's on Intel, as its first counter values show: 5e8
+ * for the cycle and instruction events, 1.25e8 for branches, 2.5e7 for
+ * the cache events, 256000 for a raw one (AMD starts at 1).
+ */
+static u64 x86_freq_first_period(const struct perf_event_attr *attr)
+{
+	u64 rate = 256000;
+
+	if (!x86_ops->freq_guess)
+		return 1;
+
+	if (attr->type == PERF_TYPE_HW_CACHE) {
+		rate = 25000000;
+	} else if (attr->type == PERF_TYPE_HARDWARE) {
+		switch (attr->config & PERF_HW_EVENT_MASK) {
+		case PERF_COUNT_HW_CACHE_REFERENCES:
+		case PERF_COUNT_HW_CACHE_MISSES:
+			rate = 25000000;
+			break;
+		case PERF_COUNT_HW_BRANCH_INSTRUCTIONS:
+		case PERF_COUNT_HW_BRANCH_MISSES:
+			rate = 125000000;
+			break;
+		default:
+			rate = 500000000;
+			break;
+		}
+	}
+	return max_t(u64, div64_u64(rate - 1, attr->sample_freq), 1);
+}
+
 static int x86_pmu_event_init(struct perf_event *event)
 {
 	struct perf_event_attr *attr = &event->attr;
@@ -807,10 +842,10 @@ static int x86_pmu_event_init(struct perf_event *event)
 		hwc->last_period = hwc->sample_period;
 		local64_set(&hwc->period_left, hwc->sample_period);
 	} else if (attr->freq && !hwc->sample_period) {
-		/* the core's frequency adjustment grows it from here */
-		hwc->sample_period = 1;
-		hwc->last_period = 1;
-		local64_set(&hwc->period_left, 1);
+		/* the core's frequency adjustment moves it from here */
+		hwc->sample_period = x86_freq_first_period(attr);
+		hwc->last_period = hwc->sample_period;
+		local64_set(&hwc->period_left, hwc->sample_period);
 	}
 	return 0;
 }

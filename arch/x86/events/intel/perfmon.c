@@ -657,6 +657,8 @@ static struct x86_pmu_ops intel_ops __ro_after_init = {
 	.hold		= intel_hold,
 	.cpu_reset	= intel_cpu_reset,
 	.attr_groups	= intel_attr_groups,
+	/* 6.12's Intel driver starts frequency events from a rate guess */
+	.freq_guess	= true,
 };
 
 /**
