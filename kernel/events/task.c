@@ -67,6 +67,12 @@ perf_inherit_event(struct perf_event *parent_event,
 	else
 		child_event->state = PERF_EVENT_STATE_OFF;
 	child_event->hw.sample_period = parent_event->hw.sample_period;
+	/* a frequency event goes on from its parent's period, not a guess */
+	if (parent_event->attr.freq) {
+		child_event->hw.last_period = parent_event->hw.sample_period;
+		local64_set(&child_event->hw.period_left,
+			    parent_event->hw.sample_period);
+	}
 	child_event->ctx = child_ctx;
 
 	/* the child is not running yet: no IPI needed */

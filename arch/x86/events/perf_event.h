@@ -273,6 +273,7 @@ static inline void x86_regs_mode_from_ip(struct pt_regs *regs)
 		regs->ss = __USER_DS;
 	}
 }
+
 void x86_pmu_lbr_take(struct cpu_hw_events *cpuc);
 void x86_pmu_lbr_decode(struct perf_branch_stack *bs,
 			const struct lbr_entry *raw, int n, u64 bst);
@@ -292,6 +293,7 @@ static inline void x86_pmu_lbr_read(void)
 	if (cpuc->lbr_users)
 		x86_pmu_lbr_take(cpuc);
 }
+
 void x86_pmu_clear_dirty(void);
 const struct x86_lbr_ops *x86_pmu_lbr(void);
 
@@ -315,9 +317,11 @@ extern const x86_cache_table_t intel_skl_cache_events;
 extern const x86_cache_table_t intel_skl_cache_extra;
 extern x86_cache_table_t intel_icl_cache_events;
 void intel_icl_cache_init(void);
+extern const x86_cache_table_t intel_spr_cache_events;
+extern const x86_cache_table_t intel_spr_cache_extra;
 extern const x86_cache_table_t amd_zen_cache_events;
 
-void intel_extra_init(void);
+void intel_extra_init(bool spr);
 int intel_extra_config(struct perf_event *event, u64 config, u64 config1);
 int intel_extra_claim(struct perf_event *event);
 void intel_extra_put(struct perf_event *event);
@@ -335,6 +339,7 @@ void intel_pebs_disable(struct perf_event *event);
 void intel_pebs_drain(struct pt_regs *iregs);
 bool intel_pebs_pending(void);
 u64 intel_pebs_enabled(void);
+u64 intel_pebs_counters(void);
 bool intel_pebs_is_adaptive(void);
 void intel_pebs_cpu_reset(void);
 

@@ -278,6 +278,18 @@ static bool x86_group_fits(struct perf_event *event)
 	return fits;
 }
 
+/*
+ * A task's call-stack event, whose stack is saved and restored with the
+ * task (PERF_ATTACH_SCHED_CB also marks large PEBS events, which need
+ * the switch for their records, not for the stack)
+ */
+static bool x86_lbr_cs_user(struct perf_event *event)
+{
+	return has_branch_stack(event) &&
+	       (event->attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) &&
+	       (event->attach_state & PERF_ATTACH_SCHED_CB);
+}
+
 static int x86_pmu_add(struct perf_event *event, int flags)
 {
 	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
@@ -311,7 +323,7 @@ static int x86_pmu_add(struct perf_event *event, int flags)
 			 */
 			x86_ops->lbr->reset();
 		}
-		if (event->attach_state & PERF_ATTACH_SCHED_CB) {
+		if (x86_lbr_cs_user(event)) {
 			cpuc->lbr_cs_ctx = event->ctx;
 			cpuc->lbr_cs_users++;
 		}
@@ -343,8 +355,7 @@ static void x86_pmu_del(struct perf_event *event, int flags)
 		cpuc->dirty |= BIT_ULL(hwc->idx);
 		if (has_branch_stack(event) && !--cpuc->lbr_users)
 			x86_ops->lbr->disable();
-		if ((event->attach_state & PERF_ATTACH_SCHED_CB) &&
-		    !--cpuc->lbr_cs_users)
+		if (x86_lbr_cs_user(event) && !--cpuc->lbr_cs_users)
 			cpuc->lbr_cs_ctx = NULL;
 		if (x86_ops->extra_put)
 			x86_ops->extra_put(event);
@@ -773,10 +784,13 @@ static int x86_pmu_event_init(struct perf_event *event)
 	/*
 	 * config1 is the vendor's to check (extra registers); config2 is
 	 * ignored, as by the stock drivers. XMM registers are only in the
-	 * records of adaptive PEBS.
+	 * records of adaptive PEBS: never a user register, an interrupted
+	 * one of a precise event only (the sample's registers must then be
+	 * a record's, in a struct x86_perf_regs).
 	 */
-	if ((attr->sample_regs_intr & PERF_REG_EXTENDED_MASK) &&
-	    (!x86_ops->pebs_xmm || !attr->precise_ip))
+	if ((attr->sample_regs_user & PERF_REG_EXTENDED_MASK) ||
+	    ((attr->sample_regs_intr & PERF_REG_EXTENDED_MASK) &&
+	     (!x86_ops->pebs_xmm || !attr->precise_ip)))
 		return -EINVAL;
 
 	switch (attr->type) {

@@ -101,6 +101,7 @@ enum pebs_kind {
 	PEBS_STORE,		/* a store's */
 	PEBS_LDLAT,		/* a load's, with its latency */
 };
+
 #define PEBS_KIND		0xff
 #define PEBS_LARGE		BIT(8)
 #define PEBS_CFG_SHIFT		32
@@ -172,6 +173,12 @@ static DEFINE_PER_CPU(u64, pebs_data_cfg);
 static bool pebs_on __ro_after_init;
 static bool pebs_adaptive __ro_after_init;
 
+/*
+ * Records a large adaptive buffer keeps room for past its threshold (as
+ * 6.12): those written before the PMI stops the counters
+ */
+#define PEBS_ADAPTIVE_SLACK	8
+
 /* the largest adaptive record: every group, the deepest LBRs */
 #define PEBS_ADAPTIVE_MAX	(sizeof(struct pebs_basic) +		\
 				 sizeof(struct pebs_meminfo) +		\
@@ -223,8 +230,14 @@ static bool pebs_large(struct perf_event *event)
 	struct perf_event_attr *attr = &event->attr;
 	u64 type = attr->sample_type;
 
-	/* an adaptive record has the branch stack of its instruction */
-	if (pebs_adaptive && x86_pmu_lbr())
+	/*
+	 * An adaptive record has the branch stack of its instruction; but
+	 * the branch types are read from the code of the task current at
+	 * the drain, which for an event of the CPU may be another's
+	 */
+	if (pebs_adaptive && x86_pmu_lbr() &&
+	    ((event->attach_state & PERF_ATTACH_TASK) ||
+	     !(attr->branch_sample_type & PERF_SAMPLE_BRANCH_TYPE_SAVE)))
 		type &= ~PERF_SAMPLE_BRANCH_STACK;
 	if (attr->freq || (type & ~PEBS_LARGE_SAMPLE))
 		return false;
@@ -293,15 +306,18 @@ int intel_pebs_config(struct perf_event *event, u64 *config)
 static void pebs_set_period(struct perf_event *event, int idx)
 {
 	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
-	u64 period = clamp_t(u64, event->hw.sample_period, 1,
-			     GENMASK_ULL(x86_pmu_hw.cntval_bits - 2, 0));
+	int bits = x86_pmu_hw.cntval_bits;
+	u64 period;
 
-	this_cpu_write(pebs_period[idx], period);
 	/* the fixed counters' reload values follow the general ones' */
 	if (idx >= INTEL_PMC_IDX_FIXED)
+		bits = x86_pmu_hw.cntval_bits_fixed;
+	period = clamp_t(u64, event->hw.sample_period, 1,
+			 GENMASK_ULL(bits - 2, 0));
+	this_cpu_write(pebs_period[idx], period);
+	if (idx >= INTEL_PMC_IDX_FIXED)
 		idx += MAX_PEBS_EVENTS_FMT4 - INTEL_PMC_IDX_FIXED;
-	ds->pebs_event_reset[idx] = -period &
-				    GENMASK_ULL(x86_pmu_hw.cntval_bits - 1, 0);
+	ds->pebs_event_reset[idx] = -period & GENMASK_ULL(bits - 1, 0);
 }
 
 /* the size of an adaptive record with the groups of @cfg */
@@ -337,7 +353,8 @@ static void pebs_set_threshold(void)
 		ds->pebs_interrupt_threshold = ds->pebs_buffer_base +
 			(pebs_adaptive ? sizeof(struct pebs_basic) : size);
 	else
-		ds->pebs_interrupt_threshold = ds->pebs_absolute_maximum - size;
+		ds->pebs_interrupt_threshold = ds->pebs_absolute_maximum -
+			(pebs_adaptive ? PEBS_ADAPTIVE_SLACK : 1) * size;
 }
 
 /*
@@ -732,8 +749,9 @@ static u64 pebs_drain_records(void *at, void *end, struct pt_regs *iregs)
 		u64 status;
 
 		if (pebs_adaptive) {
-			/* a record's size is in it: nothing more to walk */
-			if (b->format_size < sizeof(*b))
+			/* a record's size is in it: one that lies ends the walk */
+			if (b->format_size < pebs_adaptive_size(b->format_group) ||
+			    at + b->format_size > end)
 				break;
 			status = b->applicable_counters & counters;
 			at += b->format_size;
@@ -795,10 +813,25 @@ void intel_pebs_drain(struct pt_regs *iregs)
 
 /**
  * intel_pebs_is_adaptive - PEBS records are adaptive (format 4)
+ *
+ * Return: true where intel_pebs_init() found PEBS_BASELINE.
  */
 bool intel_pebs_is_adaptive(void)
 {
 	return pebs_adaptive;
+}
+
+/**
+ * intel_pebs_counters - this CPU's counters that write PEBS records
+ *
+ * Their overflows are records, not PMIs: the PMI leaves their status
+ * bits to the drain. Unlike intel_pebs_enabled(), no load latency bit.
+ *
+ * Return: a mask of counter indices.
+ */
+u64 intel_pebs_counters(void)
+{
+	return pebs_on ? pebs_counters() : 0;
 }
 
 /**

@@ -274,14 +274,14 @@ struct perf_guest_switch_msr *perf_guest_get_msrs(int *nr, void *data)
 	struct perf_guest_switch_msr *m = *this_cpu_ptr(&intel_guest_msrs);
 	u64 ctrl = this_cpu_read(intel_global_ctrl);
 	u64 pebs = intel_pebs_enabled();
+	u64 pebs_counters = intel_pebs ? intel_pebs_counters() : 0;
 
 	*nr = 0;
 	if (!x86_pmu_hw.registered)
 		return NULL;
 	m[0].msr = MSR_CORE_PERF_GLOBAL_CTRL;
 	m[0].host = ctrl & ~this_cpu_read(intel_guest_only);
-	m[0].guest = ctrl & ~this_cpu_read(intel_host_only) &
-		     ~(pebs & GENMASK_ULL(31, 0));
+	m[0].guest = ctrl & ~this_cpu_read(intel_host_only) & ~pebs_counters;
 	*nr = 1;
 	if (intel_pebs) {
 		m[1].msr = MSR_IA32_PEBS_ENABLE;
@@ -322,31 +322,6 @@ static void intel_fixed_ctrl_set(int i, u64 config)
 	wrmsrl(MSR_CORE_PERF_FIXED_CTR_CTRL, ctrl);
 }
 
-static void intel_enable(struct perf_event *event)
-{
-	struct hw_perf_event *hwc = &event->hw;
-
-	if (hwc->idx >= INTEL_PMC_IDX_METRIC_BASE) {
-		/* nothing of its own to program */
-	} else if (hwc->idx >= INTEL_PMC_IDX_FIXED) {
-		u64 config = hwc->config;
-
-		if (event->attr.precise_ip)
-			config = intel_pebs_enable(event);
-		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED, config);
-	} else {
-		u64 config = hwc->config;
-
-		if (intel_extra)
-			intel_extra_enable(event);
-		if (event->attr.precise_ip)
-			config = intel_pebs_enable(event);
-		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + hwc->idx,
-		       config | ARCH_PERFMON_EVENTSEL_ENABLE);
-	}
-	intel_global_ctrl_set(event, true);
-}
-
 /*
  * Records still in the PEBS buffer (a large PEBS event's, a PMI lost
  * while LVTPC was masked, or not come yet) go out as samples before a
@@ -367,6 +342,39 @@ static void intel_pebs_flush(void)
 	intel_pebs_drain(NULL);
 	if (!held)
 		intel_hold(false);
+}
+
+static void intel_enable(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (hwc->idx >= INTEL_PMC_IDX_METRIC_BASE) {
+		/* nothing of its own to program */
+	} else if (hwc->idx >= INTEL_PMC_IDX_FIXED) {
+		u64 config = hwc->config;
+
+		if (event->attr.precise_ip) {
+			intel_pebs_flush();
+			config = intel_pebs_enable(event);
+		}
+		intel_fixed_ctrl_set(hwc->idx - INTEL_PMC_IDX_FIXED, config);
+	} else {
+		u64 config = hwc->config;
+
+		if (intel_extra)
+			intel_extra_enable(event);
+		/*
+		 * records already written go out first: the new event may
+		 * change their layout and the buffer's threshold
+		 */
+		if (event->attr.precise_ip) {
+			intel_pebs_flush();
+			config = intel_pebs_enable(event);
+		}
+		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + hwc->idx,
+		       config | ARCH_PERFMON_EVENTSEL_ENABLE);
+	}
+	intel_global_ctrl_set(event, true);
 }
 
 static void intel_disable(struct perf_event *event)
@@ -470,6 +478,15 @@ static int intel_handle_irq(struct pt_regs *regs)
 
 			handled += !!td;
 			status &= ~td;
+		}
+		/*
+		 * A PEBS counter's own overflow bit (a record the buffer
+		 * had no room for) is no sample: its event's samples are
+		 * records, with their registers
+		 */
+		if (intel_pebs && (status & intel_pebs_counters())) {
+			handled++;
+			status &= ~intel_pebs_counters();
 		}
 		for_each_set_bit(bit, (unsigned long *)&status, X86_PMC_IDX_MAX) {
 			if (!(counters & BIT_ULL(bit)))
@@ -673,6 +690,7 @@ int __init intel_pmu_init(void)
 {
 	const struct x86_lbr_ops *lbr;
 	const struct x86_cpu_id *id;
+	bool spr = false;
 	u64 caps;
 
 	if (x86_pmu_hw.version < 2 || !x86_pmu_hw.num_counters_gp)
@@ -695,6 +713,7 @@ int __init intel_pmu_init(void)
 		strscpy(intel_pmu_name, (const char *)id->driver_data);
 		intel_skl = !strcmp(intel_pmu_name, "skylake");
 		intel_icl = !strcmp(intel_pmu_name, "icelake");
+		spr = !strcmp(intel_pmu_name, "sapphire_rapids");
 		if (intel_skl) {
 			intel_ops.cache_events = &intel_skl_cache_events;
 			intel_ops.cache_extra = &intel_skl_cache_extra;
@@ -702,12 +721,14 @@ int __init intel_pmu_init(void)
 			intel_icl_cache_init();
 			intel_ops.cache_events = &intel_icl_cache_events;
 			intel_ops.cache_extra = &intel_skl_cache_extra;
+		} else if (spr) {
+			intel_ops.cache_events = &intel_spr_cache_events;
+			intel_ops.cache_extra = &intel_spr_cache_extra;
 		}
-		/* Sapphire Rapids' event list is not here: no cache events */
 		intel_extra = true;
 		intel_ops.extra_claim = intel_extra_claim;
 		intel_ops.extra_put = intel_extra_put;
-		intel_extra_init();
+		intel_extra_init(spr);
 		/* the Skylake (and Ice Lake) LBRs: 32 deep, LIP + LBR_INFO */
 		if ((caps & INTEL_LBR_FORMAT) == INTEL_LBR_FORMAT_INFO)
 			intel_ops.lbr = &intel_lbr_skylake;
@@ -719,9 +740,10 @@ int __init intel_pmu_init(void)
 		intel_pebs_adaptive = intel_pebs &&
 				      intel_pebs_is_adaptive();
 		intel_ops.pebs_xmm = intel_pebs_adaptive;
-	} else
+	} else {
 		snprintf(intel_pmu_name, sizeof(intel_pmu_name),
 			 "generic_arch_v%d", x86_pmu_hw.version);
+	}
 
 	/* architectural: whatever the model */
 	lbr = intel_arch_lbr_init(caps);

@@ -27,7 +27,7 @@
  *   than samples; with XMM registers or a callchain, one PMI a sample;
  * - two PEBS events with different needs (basic and memory info) on one
  *   CPU each get exactly their own samples;
- * - the open errors of stock.
+ * - the open errors of stock (XMM registers as user registers too).
  * "pmu-adaptive-pebs facts" prints what the checks are made of. Root:
  * the sample rate limit is lifted, the NMI count read. Skips on any
  * other CPU model than Icelake-PMU.
@@ -754,6 +754,53 @@ static int open_errno(const struct ad_event *e)
 	return errno;
 }
 
+/*
+ * XMM registers as user registers: EINVAL whatever the precise level and
+ * sample type (only a PEBS record has them, and only the interrupted
+ * context's)
+ */
+static void case_user_xmm(void)
+{
+	static const struct {
+		const char *name;
+		int precise;
+		uint64_t sample_type, regs;
+	} cases[] = {
+		{ "user XMM0", 0, PERF_SAMPLE_REGS_USER, 1ULL << 32 },
+		{ "user XMM0 at precise_ip 2", 2, PERF_SAMPLE_REGS_USER,
+		  1ULL << 32 },
+		{ "user AX and XMM15", 0, PERF_SAMPLE_REGS_USER,
+		  1 | (1ULL << 62) },
+		{ "user XMM0 without REGS_USER", 0, 0, 1ULL << 32 },
+	};
+	char what[200];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct perf_event_attr attr = {
+			.size = sizeof(attr),
+			.type = PERF_TYPE_HARDWARE,
+			.config = PERF_COUNT_HW_INSTRUCTIONS,
+			.precise_ip = cases[i].precise,
+			.sample_period = PERIOD,
+			.sample_type = PERF_SAMPLE_IP | cases[i].sample_type,
+			.sample_regs_user = cases[i].regs,
+			.exclude_kernel = 1,
+			.exclude_hv = 1,
+			.disabled = 1,
+		};
+		int fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+		int err = fd < 0 ? errno : 0;
+
+		if (fd >= 0)
+			close(fd);
+		snprintf(what, sizeof(what), "open %s: %s (expected %s)",
+			 cases[i].name, err ? strerror(err) : "opened",
+			 strerror(EINVAL));
+		check(err == EINVAL, what);
+	}
+}
+
 /* What stock opens and refuses */
 static void case_errors(void)
 {
@@ -854,5 +901,6 @@ int main(int argc, char **argv)
 	case_two();
 	case_callchain();
 	case_errors();
+	case_user_xmm();
 	return fails ? 1 : 0;
 }
