@@ -2,7 +2,8 @@
 /*
  * The generic cache events (PERF_TYPE_HW_CACHE) on Skylake cores, from
  * Intel's public Skylake event list (tools/perf/pmu-events/arch/x86/
- * skylake, skylakex): which event counts each (cache, op, result).
+ * skylake, skylakex): which event counts each (cache, op, result); and
+ * Ice Lake's and Sapphire Rapids' (below).
  *
  * Accesses to the L1 data cache and the data TLB are the retired loads
  * and stores; the misses are the L1 replacements and the completed page
@@ -127,3 +128,73 @@ void __init intel_icl_cache_init(void)
 	       sizeof(intel_icl_cache_events));
 	intel_icl_cache_events[C(ITLB)][OP_(READ)][RES_(ACCESS)] = INVALID;
 }
+
+/*
+ * Sapphire Rapids' (its public event list; as 6.12 programs them on the
+ * model): the L1D misses are L2_RQSTS.ALL_DEMAND_DATA_RD, the L1I ones
+ * L2_RQSTS.ALL_CODE_RD; the page walks are
+ * DTLB_LOAD/STORE_MISSES.WALK_COMPLETED and ITLB_MISSES.WALK_COMPLETED;
+ * LL and NODE are the offcore response event 0x2a. A store's miss, the
+ * ITLB's access and NODE writes have no event.
+ */
+#define SPR_L1D_MISS		0xe124
+#define SPR_L1I_MISS		0xe424
+#define SPR_DTLB_LOAD_WALK	0x0e12
+#define SPR_DTLB_STORE_WALK	0x0e13
+#define SPR_ITLB_WALK		0x0e11
+#define SPR_BRANCHES		0x04c4
+#define SPR_BRANCH_MISSES	0x04c5
+#define SPR_OFFCORE		0x012a
+
+const x86_cache_table_t intel_spr_cache_events = {
+	[C(L1D)] = {
+		[OP_(READ)]	= { SKL_LOADS,		SPR_L1D_MISS },
+		[OP_(WRITE)]	= { SKL_STORES,		0 },
+		[OP_(PREFETCH)]	= { 0,			0 },
+	},
+	[C(L1I)] = {
+		[OP_(READ)]	= { 0,			SPR_L1I_MISS },
+		[OP_(WRITE)]	= { INVALID,		INVALID },
+		[OP_(PREFETCH)]	= { 0,			0 },
+	},
+	[C(LL)] = {
+		[OP_(READ)]	= { SPR_OFFCORE,	SPR_OFFCORE },
+		[OP_(WRITE)]	= { SPR_OFFCORE,	SPR_OFFCORE },
+		[OP_(PREFETCH)]	= { 0,			0 },
+	},
+	[C(DTLB)] = {
+		[OP_(READ)]	= { SKL_LOADS,		SPR_DTLB_LOAD_WALK },
+		[OP_(WRITE)]	= { SKL_STORES,		SPR_DTLB_STORE_WALK },
+		[OP_(PREFETCH)]	= { 0,			0 },
+	},
+	[C(ITLB)] = {
+		[OP_(READ)]	= { INVALID,		SPR_ITLB_WALK },
+		[OP_(WRITE)]	= { INVALID,		INVALID },
+		[OP_(PREFETCH)]	= { INVALID,		INVALID },
+	},
+	[C(BPU)] = {
+		[OP_(READ)]	= { SPR_BRANCHES,	SPR_BRANCH_MISSES },
+		[OP_(WRITE)]	= { INVALID,		INVALID },
+		[OP_(PREFETCH)]	= { INVALID,		INVALID },
+	},
+	[C(NODE)] = {
+		[OP_(READ)]	= { SPR_OFFCORE,	SPR_OFFCORE },
+		[OP_(WRITE)]	= { 0,			0 },
+		[OP_(PREFETCH)]	= { 0,			0 },
+	},
+};
+
+/*
+ * Its offcore values, as 6.12 writes them to MSR_OFFCORE_RSP_0 on the
+ * model (the same request bits as Skylake's, other supplier and snoop
+ * selections)
+ */
+const x86_cache_table_t intel_spr_cache_extra = {
+	[C(LL)] = {
+		[OP_(READ)]	= { 0x10001ULL, 0x3fbfc00001ULL },
+		[OP_(WRITE)]	= { 0x3f3ffc0002ULL, 0x3f3fc00002ULL },
+	},
+	[C(NODE)] = {
+		[OP_(READ)]	= { 0x10c000001ULL, 0x3fb3000001ULL },
+	},
+};

@@ -4,9 +4,10 @@
  * whose config1 the hardware takes from an MSR rather than from its
  * event select.
  *
- * - offcore response (event 0xb7 or 0xbb, umask 0x01): the requests and
- *   responses that MSR_OFFCORE_RSP_0 or _1 select; also the cache
- *   table's LL and NODE entries;
+ * - offcore response (event 0xb7 or 0xbb, umask 0x01; on Sapphire
+ *   Rapids 0x2a or 0x2b): the requests and responses that
+ *   MSR_OFFCORE_RSP_0 or _1 select; also the cache table's LL and NODE
+ *   entries;
  * - load latency (0x01cd, "ldlat"): MSR_PEBS_LD_LAT_THRESHOLD;
  * - front-end retired (0x01c6, "frontend"): MSR_PEBS_FRONTEND.
  *
@@ -15,9 +16,9 @@
  * must want the value its register holds. An offcore event whose
  * register holds another value takes the other offcore register if
  * that one is free or holds its value, and its event select changes to
- * match (0xb7 <-> 0xbb); if neither, it cannot be added now (a group
- * needing more values of a register than it can hold, such as three
- * offcore values, opens, as on the stock kernel, and never gets on).
+ * match (0xb7 <-> 0xbb, 0x2a <-> 0x2b); if neither, it cannot be
+ * added now. A group that needs three offcore values could never be on:
+ * its third is EINVAL at open, as on the stock kernel.
  *
  * A hypervisor may not give a guest the registers: at boot each is
  * written and read back, and one that does not keep its value makes the
@@ -110,22 +111,83 @@ static bool __init extra_probe(u32 msr, u64 valid)
 	return val == (old ^ bit);
 }
 
+/* Sapphire Rapids' offcore response events (its public event list) */
+#define SPR_OFFCORE_0		0x012a
+#define SPR_OFFCORE_1		0x012b
+
 /**
- * intel_extra_init - the extra registers of this (Skylake) CPU
+ * intel_extra_init - the extra registers of this (Skylake-like) CPU
+ * @spr: Sapphire Rapids, whose offcore events are 0x2a and 0x2b
  *
  * Probes each register (on the boot CPU: every core has the same) and
  * makes the events that use them known to intel_extra_config().
  */
-void __init intel_extra_init(void)
+void __init intel_extra_init(bool spr)
 {
 	int cpu, i;
 
+	if (spr) {
+		intel_skl_extra[EXTRA_RSP_0].event = SPR_OFFCORE_0;
+		intel_skl_extra[EXTRA_RSP_1].event = SPR_OFFCORE_1;
+	}
 	for_each_possible_cpu(cpu)
 		raw_spin_lock_init(&per_cpu(extra_core, cpu).lock);
 	for (i = 0; i < X86_EXTRA_MAX; i++)
 		intel_skl_extra[i].usable = extra_probe(intel_skl_extra[i].msr,
 							intel_skl_extra[i].valid);
 	intel_extra_on = true;
+}
+
+/* @vals holds @n distinct values; add @val: false if it would be a third */
+static bool extra_add_value(u64 *vals, int *n, u64 val)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (vals[i] == val)
+			return true;
+	if (*n == 2)
+		return false;
+	vals[(*n)++] = val;
+	return true;
+}
+
+/* the offcore value of @event, if it has one, among @vals */
+static bool extra_add_event(struct perf_event *event, u64 *vals, int *n)
+{
+	int reg = extra_reg(event->hw.config);
+
+	if (reg < 0 || reg > EXTRA_RSP_1)
+		return true;
+	return extra_add_value(vals, n, event->hw.extra_reg_config);
+}
+
+/*
+ * The two offcore registers hold at most two values: a new member of a
+ * group with @val is refused when its leader and enabled siblings want
+ * two others (as 6.12: disabled siblings, such as a group opened
+ * disabled member by member, are not counted)
+ */
+static bool extra_group_fits(struct perf_event *event, u64 val)
+{
+	struct perf_event *leader = event->group_leader, *sib;
+	struct perf_event_context *ctx;
+	unsigned long flags;
+	bool fits;
+	u64 vals[2];
+	int n = 0;
+
+	if (leader == event)
+		return true;
+	ctx = perf_event_group_lock(leader, &flags);
+	fits = leader->pmu != event->pmu || extra_add_event(leader, vals, &n);
+	for_each_sibling_event(sib, leader) {
+		if (fits && sib->pmu == event->pmu &&
+		    sib->state > PERF_EVENT_STATE_OFF)
+			fits = extra_add_event(sib, vals, &n);
+	}
+	perf_event_group_unlock(ctx, flags);
+	return fits && extra_add_value(vals, &n, val);
 }
 
 /**
@@ -149,6 +211,8 @@ int intel_extra_config(struct perf_event *event, u64 config, u64 config1)
 		return -EINVAL;
 	if (!intel_skl_extra[reg].usable)
 		return -ENXIO;
+	if (reg <= EXTRA_RSP_1 && !extra_group_fits(event, config1))
+		return -EINVAL;
 	event->hw.extra_reg_config = config1;
 	return 0;
 }
