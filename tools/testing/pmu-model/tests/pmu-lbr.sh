@@ -225,9 +225,14 @@ for j in any any_call any_ret; do
 		newest=$1
 		if [ -n "$seen" ]; then
 			# the kernel's records of the interrupt come
-			# first: the newest is then the newest user one
+			# first: the newest is then the newest user one;
+			# in a short stack (AMD's 16) they may be all
 			short=$((short + 1))
 			echo "ok sample $k ($ip): an interrupt's entry or return (allowed twice)"
+			if [ -z "$u" ]; then
+				echo "ok sample $k ($ip): the interrupt's records fill the stack"
+				continue
+			fi
 			set -- $u
 			newest=$1
 			set -- $stack
