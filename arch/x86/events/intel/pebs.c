@@ -505,7 +505,8 @@ static u64 pebs_data_source(int kind, u64 dse)
  * unless its privilege is the interrupted context's (a compat task's
  * user CS).
  */
-static void pebs_regs_start(struct pt_regs *regs, struct pt_regs *iregs)
+static __always_inline void pebs_regs_start(struct pt_regs *regs,
+					    struct pt_regs *iregs)
 {
 	if (iregs)
 		*regs = *iregs;
@@ -513,7 +514,8 @@ static void pebs_regs_start(struct pt_regs *regs, struct pt_regs *iregs)
 		memset(regs, 0, sizeof(*regs));
 }
 
-static void pebs_regs_mode(struct pt_regs *regs, struct pt_regs *iregs)
+static __always_inline void pebs_regs_mode(struct pt_regs *regs,
+					   struct pt_regs *iregs)
 {
 	if (iregs && user_mode(iregs) == (regs->ip < TASK_SIZE_MAX))
 		return;
@@ -595,11 +597,13 @@ struct pebs_mem {
  * The sample of a record of @event (on counter @idx), with the registers
  * @regs, the access @mem (NULL: none recorded), the record's @tsc and
  * branch stack @bs (NULL: the PMI's, if any); @more: not the event's
- * first record in this drain
+ * first record in this drain. Inline: a copy for each record format,
+ * since the sample path is hot (pebs_sample in benchmarks.rst).
  */
-static void pebs_output(struct perf_event *event, int idx,
-			struct pt_regs *regs, const struct pebs_mem *mem,
-			u64 tsc, struct perf_branch_stack *bs, bool more)
+static __always_inline void pebs_output(struct perf_event *event, int idx,
+					struct pt_regs *regs,
+					const struct pebs_mem *mem, u64 tsc,
+					struct perf_branch_stack *bs, bool more)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	u64 period = this_cpu_read(pebs_period[idx]);

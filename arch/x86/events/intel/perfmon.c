@@ -458,10 +458,11 @@ static u64 intel_counter_bits(void)
 static int intel_handle_irq(struct pt_regs *regs)
 {
 	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
-	u64 status, counters = intel_counter_bits();
+	u64 status, counters = intel_counter_bits(), pebs;
 	int loops = 0, handled = 0, bit;
 
 	this_cpu_write(intel_in_pmi, true);
+	pebs = intel_pebs ? intel_pebs_counters() : 0;
 	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, 0);
 	rdmsrl(MSR_CORE_PERF_GLOBAL_STATUS, status);
 	/* frozen since the PMI: read before the acknowledgement thaws it */
@@ -484,9 +485,9 @@ static int intel_handle_irq(struct pt_regs *regs)
 		 * had no room for) is no sample: its event's samples are
 		 * records, with their registers
 		 */
-		if (intel_pebs && (status & intel_pebs_counters())) {
+		if (unlikely(status & pebs)) {
 			handled++;
-			status &= ~intel_pebs_counters();
+			status &= ~pebs;
 		}
 		for_each_set_bit(bit, (unsigned long *)&status, X86_PMC_IDX_MAX) {
 			if (!(counters & BIT_ULL(bit)))
