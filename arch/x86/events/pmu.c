@@ -494,6 +494,18 @@ bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs)
 	return true;
 }
 
+/* the branch stack the PMI read, unless the sample has its own (PEBS) */
+static void x86_pmu_add_branches(struct perf_event *event,
+				 struct perf_sample_data *data)
+{
+	if (has_branch_stack(event) &&
+	    !(data->sample_flags & PERF_SAMPLE_BRANCH_STACK) &&
+	    this_cpu_read(x86_lbr_valid)) {
+		data->br_stack = (void *)this_cpu_ptr(x86_lbr_buf);
+		data->sample_flags |= PERF_SAMPLE_BRANCH_STACK;
+	}
+}
+
 /**
  * x86_pmu_report - hand a sample of @event to the core, in the PMI
  * @event: the event whose period ran out
@@ -506,12 +518,7 @@ bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs)
 void x86_pmu_report(struct perf_event *event, struct perf_sample_data *data,
 		    struct pt_regs *regs)
 {
-	if (has_branch_stack(event) &&
-	    !(data->sample_flags & PERF_SAMPLE_BRANCH_STACK) &&
-	    this_cpu_read(x86_lbr_valid)) {
-		data->br_stack = (void *)this_cpu_ptr(x86_lbr_buf);
-		data->sample_flags |= PERF_SAMPLE_BRANCH_STACK;
-	}
+	x86_pmu_add_branches(event, data);
 	if (perf_event_overflow(event, data, regs))
 		x86_pmu_stop(event, 0);
 }
@@ -535,12 +542,7 @@ void x86_pmu_report_more(struct perf_event *event,
 		x86_pmu_report(event, data, regs);
 		return;
 	}
-	if (has_branch_stack(event) &&
-	    !(data->sample_flags & PERF_SAMPLE_BRANCH_STACK) &&
-	    this_cpu_read(x86_lbr_valid)) {
-		data->br_stack = (void *)this_cpu_ptr(x86_lbr_buf);
-		data->sample_flags |= PERF_SAMPLE_BRANCH_STACK;
-	}
+	x86_pmu_add_branches(event, data);
 	perf_event_output(event, data, regs);
 }
 
