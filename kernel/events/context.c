@@ -185,6 +185,7 @@ struct perf_remote_call {
  */
 static bool perf_ctx_live_here(struct perf_event_context *ctx)
 {
+	perf_ctx_settled(ctx);
 	if (!ctx->is_active && ctx->task == current && !ctx->dead &&
 	    !ctx->frozen)
 		perf_ctx_activate_here(ctx);
@@ -269,6 +270,8 @@ static void perf_ctx_list_del(struct perf_event_context *ctx,
 {
 	list_del_init(&event->event_entry);
 	ctx->nr_events--;
+	if (perf_event_dozy(event))
+		ctx->nr_dozy--;
 	if (event->attach_state & PERF_ATTACH_SCHED_CB)
 		ctx->nr_sched_cb--;
 	perf_ctx_unclone(ctx);
@@ -337,6 +340,8 @@ void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 	}
 	list_add_tail(&event->event_entry, &ctx->event_list);
 	ctx->nr_events++;
+	if (perf_event_dozy(event))
+		ctx->nr_dozy++;
 	if (event->attach_state & PERF_ATTACH_SCHED_CB) {
 		/* perf_ctx_prepare_task_data() made room for it */
 		ctx->nr_sched_cb++;
@@ -378,6 +383,7 @@ static void perf_event_group_detach(struct perf_event_context *ctx,
 	struct perf_event *sibling, *tmp;
 
 	raw_spin_lock_irq(&ctx->lock);
+	perf_ctx_settled(ctx);
 	if (event->group_leader == event) {
 		list_for_each_entry_safe(sibling, tmp, &event->sibling_list,
 					 sibling_entry) {

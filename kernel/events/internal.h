@@ -74,6 +74,16 @@ struct perf_event_context {
 	u64				clone_id;
 	bool				parked;
 	bool				frozen;
+	/*
+	 * Dozing (sched.c): the task was switched out with its events left
+	 * on, because all nr_events of them are dozy (clocks that only
+	 * count): the context's clock stopped at timestamp and the next
+	 * switch in restarts it, with no event touched. Anything else that
+	 * takes ctx->lock settles a dozing context first, so that the rest
+	 * of the core never sees it.
+	 */
+	bool				dozing;
+	int				nr_dozy;
 	/* the CPU of a CPU context, -1 for a task context */
 	int				cpu;
 	/*
@@ -341,6 +351,15 @@ void perf_ctx_sched_in(struct perf_event_context *ctx);
 void perf_ctx_sched_in_pinned(struct perf_event_context *ctx,
 			      struct perf_event *leader);
 void perf_ctx_sched_out(struct perf_event_context *ctx);
+bool perf_event_dozy(struct perf_event *event);
+void perf_ctx_settle(struct perf_event_context *ctx);
+
+/* ctx->lock held: a dozing context gets its events off first */
+static inline void perf_ctx_settled(struct perf_event_context *ctx)
+{
+	if (unlikely(ctx->dozing))
+		perf_ctx_settle(ctx);
+}
 void perf_ctx_resched(struct perf_event_context *ctx);
 void perf_ctx_activate_here(struct perf_event_context *ctx);
 void perf_cpu_ctx_online(void);

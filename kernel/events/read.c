@@ -16,8 +16,16 @@
 
 static void perf_event_sync_one(struct perf_event *event)
 {
-	if (event->state == PERF_EVENT_STATE_ACTIVE)
-		event->pmu->read(event);
+	struct perf_event_context *ctx = event->ctx;
+
+	/* after perf_ctx_update_time(): a clock reads as of that instant */
+	if (event->state == PERF_EVENT_STATE_ACTIVE) {
+		if ((event->event_caps & PERF_EV_CAP_SWCLOCK) &&
+		    ctx->is_active && !perf_event_is_cgroup(event))
+			perf_swclock_read_at(event, ctx->timestamp);
+		else
+			event->pmu->read(event);
+	}
 	perf_event_update_times(event);
 }
 

@@ -433,12 +433,12 @@ void perf_ctx_sched_in_pinned(struct perf_event_context *ctx,
 		perf_group_sched_in(ctx, leader);
 }
 
-/* Make @ctx active on this CPU and schedule its events in. */
-static void perf_ctx_activate(struct perf_event_context *ctx)
+/* Make @ctx active on this CPU as of @now and schedule its events in. */
+static void perf_ctx_activate(struct perf_event_context *ctx, u64 now)
 {
 	ctx->is_active = true;
 	ctx->active_cpu = smp_processor_id();
-	ctx->timestamp = perf_clock();
+	ctx->timestamp = now;
 	__this_cpu_write(perf_swclock_now, ctx->timestamp);
 	if (ctx->task) {
 		this_cpu_write(perf_cpu_context.task_ctx, ctx);
@@ -455,8 +455,10 @@ void perf_ctx_sched_out(struct perf_event_context *ctx)
 {
 	struct perf_event *leader;
 
-	if (!ctx->is_active)
+	if (!ctx->is_active) {
+		perf_ctx_settled(ctx);
 		return;
+	}
 	perf_ctx_update_time(ctx);
 	__this_cpu_write(perf_swclock_now, ctx->timestamp);
 	list_for_each_entry(leader, &ctx->pinned_groups, group_entry)
@@ -477,8 +479,9 @@ void perf_ctx_sched_out(struct perf_event_context *ctx)
 /* Activate a context on this CPU; used by the IPI path for a running task. */
 void perf_ctx_activate_here(struct perf_event_context *ctx)
 {
+	perf_ctx_settled(ctx);
 	if (!ctx->is_active)
-		perf_ctx_activate(ctx);
+		perf_ctx_activate(ctx, perf_clock());
 }
 
 /*
@@ -533,6 +536,105 @@ static void perf_ctx_rotate_tick(struct perf_event_context *ctx)
 }
 
 /**
+ * perf_event_dozy - may @event stay on while its task is switched out?
+ * @event: an event joining or leaving a task context
+ *
+ * A clock that only counts (no period, no timer, no buffer of its own
+ * to keep current, not pinned or exclusive, any CPU) needs nothing of
+ * the CPU it was on: stopped and restarted at the same instants, it
+ * gives what taking it off and putting it back gives. A buffer can
+ * come later; perf_ctx_doze() looks for one.
+ */
+bool perf_event_dozy(struct perf_event *event)
+{
+	const struct perf_event_attr *attr = &event->attr;
+
+	return perf_swevent_is_clock(event) && !is_sampling_event(event) &&
+	       !attr->pinned && !attr->exclusive && event->cpu == -1 &&
+	       !perf_event_is_cgroup(event) &&
+	       !(event->attach_state & PERF_ATTACH_SCHED_CB);
+}
+
+/*
+ * The instant the switch out of this CPU's last context switch took its
+ * time at, for the switch in that follows with IRQs still off (0: none).
+ * The two tasks' contexts stop and start at one reading of the clock.
+ */
+struct perf_switch_clock {
+	u64			clock;
+	struct task_struct	*next;
+};
+static DEFINE_PER_CPU(struct perf_switch_clock, perf_switch_clock);
+
+/*
+ * Switch out of a context whose events are all dozy: stop its clock and
+ * leave them on. The clocks' counts stay as they were at their last
+ * update; perf_ctx_wake() moves each clock's start by the time asleep,
+ * perf_ctx_settle() stops each at the instant the context stopped.
+ */
+static __always_inline bool perf_ctx_doze(struct perf_event_context *ctx)
+{
+	struct perf_event *event;
+
+	if (ctx->nr_dozy != ctx->nr_events || !ctx->nr_events ||
+	    ctx->clone_id || ctx->dead || ctx->rotate_necessary)
+		return false;
+	list_for_each_entry(event, &ctx->event_list, event_entry)
+		if (event->state == PERF_EVENT_STATE_INACTIVE ||
+		    rcu_access_pointer(event->rb))
+			return false;
+	perf_ctx_update_time(ctx);
+	ctx->dozing = true;
+	ctx->is_active = false;
+	ctx->active_cpu = -1;
+	this_cpu_write(perf_cpu_context.task_ctx, NULL);
+	return true;
+}
+
+/* The dozing context's task is back, on this CPU, at @now. */
+static __always_inline void perf_ctx_wake(struct perf_event_context *ctx,
+					  u64 now)
+{
+	u64 asleep = now - ctx->timestamp;
+	int cpu = smp_processor_id();
+	struct perf_event *event;
+
+	list_for_each_entry(event, &ctx->event_list, event_entry) {
+		if (event->state != PERF_EVENT_STATE_ACTIVE)
+			continue;
+		local64_add(asleep, &event->hw.prev_count);
+		event->oncpu = cpu;
+	}
+	ctx->dozing = false;
+	ctx->is_active = true;
+	ctx->active_cpu = cpu;
+	ctx->timestamp = now;
+	this_cpu_write(perf_cpu_context.task_ctx, ctx);
+}
+
+/**
+ * perf_ctx_settle - finish the switch out of a dozing context
+ * @ctx: the context, dozing; ctx->lock held, IRQs off, any CPU
+ *
+ * Takes its events off as the switch out would have, as of the instant
+ * its clock stopped, so that the context is simply inactive.
+ */
+void perf_ctx_settle(struct perf_event_context *ctx)
+{
+	struct perf_event *leader;
+	u64 saved = __this_cpu_read(perf_swclock_now);
+
+	/* the clocks stop where the context's time did (same CPU's clock) */
+	__this_cpu_write(perf_swclock_now, ctx->timestamp);
+	list_for_each_entry(leader, &ctx->pinned_groups, group_entry)
+		__perf_group_sched_out(ctx, leader);
+	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
+		__perf_group_sched_out(ctx, leader);
+	__this_cpu_write(perf_swclock_now, saved);
+	ctx->dozing = false;
+}
+
+/**
  * __perf_event_task_sched_out - the scheduler switches @prev out
  * @prev: the task leaving the CPU
  * @next: the task that replaces it
@@ -552,8 +654,13 @@ void __perf_event_task_sched_out(struct task_struct *prev,
 		return;
 
 	raw_spin_lock(&ctx->lock);
-	perf_ctx_sched_task(ctx, false);
-	perf_ctx_sched_out(ctx);
+	if (!perf_ctx_doze(ctx)) {
+		perf_ctx_sched_task(ctx, false);
+		perf_ctx_sched_out(ctx);
+	}
+	/* for @next's context: the switch in follows with IRQs still off */
+	__this_cpu_write(perf_switch_clock.clock, ctx->timestamp);
+	__this_cpu_write(perf_switch_clock.next, next);
 	raw_spin_unlock(&ctx->lock);
 }
 
@@ -570,7 +677,14 @@ void __perf_event_task_sched_in(struct task_struct *prev,
 				struct task_struct *task)
 {
 	struct perf_event_context *ctx = rcu_dereference_raw(task->perf_event_ctxp);
+	u64 now = __this_cpu_read(perf_switch_clock.clock);
 
+	/* only the stamp of this very switch, taken by its switch out */
+	if (now) {
+		if (__this_cpu_read(perf_switch_clock.next) != task)
+			now = 0;
+		__this_cpu_write(perf_switch_clock.clock, 0);
+	}
 	/* the CPU's cgroup events first: the CPU's groups come first */
 	perf_cgroup_sched_in(task);
 	if (!ctx)
@@ -578,12 +692,14 @@ void __perf_event_task_sched_in(struct task_struct *prev,
 
 	/* nr_events and dead change under the lock: test them there */
 	raw_spin_lock(&ctx->lock);
-	if (ctx->is_active)
+	if (ctx->is_active) {
 		/* handed over at the switch out (perf_ctx_try_swap()) */
 		WARN_ON_ONCE(ctx->active_cpu != smp_processor_id() ||
 			     ctx->task != task);
-	else if (!ctx->dead && ctx->nr_events && !ctx->frozen) {
-		perf_ctx_activate(ctx);
+	} else if (ctx->dozing) {
+		perf_ctx_wake(ctx, now ?: perf_clock());
+	} else if (!ctx->dead && ctx->nr_events && !ctx->frozen) {
+		perf_ctx_activate(ctx, now ?: perf_clock());
 		perf_ctx_sched_task(ctx, true);
 	}
 	raw_spin_unlock(&ctx->lock);
@@ -629,7 +745,7 @@ void perf_cpu_ctx_online(void)
 	raw_spin_lock(&cpuctx->ctx.lock);
 	if (!cpuctx->online) {
 		cpuctx->online = true;
-		perf_ctx_activate(&cpuctx->ctx);
+		perf_ctx_activate(&cpuctx->ctx, perf_clock());
 	}
 	raw_spin_unlock(&cpuctx->ctx.lock);
 	local_irq_restore(flags);

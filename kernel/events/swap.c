@@ -91,7 +91,8 @@ static bool perf_ctx_swap_ok(struct perf_event_context *ctx,
 {
 	if (!ctx->clone_id || ctx->clone_id != other->clone_id)
 		return false;
-	if (ctx->parked || other->parked || ctx->dead || other->dead)
+	if (ctx->parked || other->parked || ctx->dead || other->dead ||
+	    other->dozing)
 		return false;
 	if (!ctx->is_active || ctx->active_cpu != smp_processor_id() ||
 	    other->is_active)
@@ -185,6 +186,7 @@ static int __perf_ctx_unswap_here(struct perf_event_context *ctx, void *info)
 	/* trylock: perf_ctx_try_swap() takes the pair in address order */
 	if (!raw_spin_trylock(&other->lock))
 		return -EAGAIN;
+	perf_ctx_settled(other);
 	if (other->is_active) {
 		raw_spin_unlock(&other->lock);
 		return -EBUSY;

@@ -223,6 +223,26 @@ static u64 perf_swclock_clock(void)
 }
 
 /*
+ * Where a clock starts or stops on its PMU: the instant its context's
+ * time was last taken at, if that context is live here. Every operation
+ * under ctx->lock takes the time first, and the event's time_running
+ * moves from the same instant, so the clock's count and its time running
+ * stay equal (as 6.12's task-clock, which counts context time).
+ */
+static u64 perf_swclock_edge(struct perf_event *event)
+{
+	struct perf_event_context *ctx = event->ctx;
+	u64 now = __this_cpu_read(perf_swclock_now);
+
+	if (now)
+		return now;
+	if (ctx && ctx->is_active && ctx->active_cpu == smp_processor_id() &&
+	    !perf_event_is_cgroup(event))
+		return ctx->timestamp;
+	return local_clock();
+}
+
+/*
  * The clocks: time on the PMU, read from the local clock. @now may be
  * behind prev_count: an NMI that read the event just before the
  * caller's instant came into perf_swclock_now took the clock a little
@@ -257,23 +277,33 @@ void perf_swclock_read_at(struct perf_event *event, u64 now)
 		perf_swclock_add_to(event, now);
 }
 
-static void perf_swevent_start(struct perf_event *event, int flags)
+static void perf_swevent_start_at(struct perf_event *event, u64 now)
 {
 	event->hw.state = 0;
 	if (perf_sw_kind(event) == PERF_SW_CLOCK) {
-		local64_set(&event->hw.prev_count, perf_swclock_clock());
+		local64_set(&event->hw.prev_count, now);
 		perf_swclock_timer_start(event);
 	}
 }
 
-static void perf_swevent_stop(struct perf_event *event, int flags)
+static void perf_swevent_start(struct perf_event *event, int flags)
+{
+	perf_swevent_start_at(event, perf_swclock_clock());
+}
+
+static void perf_swevent_stop_at(struct perf_event *event, u64 now)
 {
 	if (!(event->hw.state & PERF_HES_STOPPED) &&
 	    perf_sw_kind(event) == PERF_SW_CLOCK) {
 		perf_swclock_timer_stop(event);
-		perf_swclock_update(event);
+		perf_swclock_add_to(event, now);
 	}
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+}
+
+static void perf_swevent_stop(struct perf_event *event, int flags)
+{
+	perf_swevent_stop_at(event, perf_swclock_clock());
 }
 
 static int perf_swevent_add(struct perf_event *event, int flags)
@@ -286,13 +316,13 @@ static int perf_swevent_add(struct perf_event *event, int flags)
 		hlist_add_head_rcu(&event->hlist_entry, head);
 	}
 	if (flags & PERF_EF_START)
-		perf_swevent_start(event, flags);
+		perf_swevent_start_at(event, perf_swclock_edge(event));
 	return 0;
 }
 
 static void perf_swevent_del(struct perf_event *event, int flags)
 {
-	perf_swevent_stop(event, flags);
+	perf_swevent_stop_at(event, perf_swclock_edge(event));
 	if (perf_sw_kind(event) == PERF_SW_HOOKED)
 		hlist_del_rcu(&event->hlist_entry);
 }
