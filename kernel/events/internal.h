@@ -351,8 +351,25 @@ void perf_ctx_sched_in(struct perf_event_context *ctx);
 void perf_ctx_sched_in_pinned(struct perf_event_context *ctx,
 			      struct perf_event *leader);
 void perf_ctx_sched_out(struct perf_event_context *ctx);
-bool perf_event_dozy(struct perf_event *event);
 void perf_ctx_settle(struct perf_event_context *ctx);
+
+/*
+ * May @event stay on while its task is switched out (a dozing context)?
+ * A clock that only counts (cpu-clock or task-clock: no period, no timer,
+ * not pinned or exclusive, any CPU, no cgroup) needs nothing of the CPU
+ * it was on: stopped and restarted at the same instants, it gives what
+ * taking it off and putting it back gives. A buffer can come later;
+ * perf_ctx_doze() looks for one. Inline: every open and close asks.
+ */
+static inline bool perf_event_dozy(struct perf_event *event)
+{
+	const struct perf_event_attr *attr = &event->attr;
+
+	return (event->event_caps & PERF_EV_CAP_SWCLOCK) &&
+	       !is_sampling_event(event) && !attr->pinned &&
+	       !attr->exclusive && event->cpu == -1 &&
+	       !perf_event_is_cgroup(event);
+}
 
 /* ctx->lock held: a dozing context gets its events off first */
 static inline void perf_ctx_settled(struct perf_event_context *ctx)

@@ -11,6 +11,7 @@
  * Record layouts are those of include/uapi/linux/perf_event.h; the sizes
  * that depend only on attr are computed once, at event creation.
  */
+#include <linux/bitops.h>
 #include <linux/circ_buf.h>
 #include <linux/io.h>
 #include <linux/mm.h>
@@ -375,43 +376,21 @@ static u16 perf_sample_id_size(u64 type)
  */
 void perf_event_header_sizes(struct perf_event *event)
 {
+	/* the sample fields of one u64 each, whatever the event */
+	const u64 words = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+		PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+		PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+		PERF_SAMPLE_PERIOD | PERF_SAMPLE_DATA_SRC |
+		PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR |
+		PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |
+		PERF_SAMPLE_CODE_PAGE_SIZE |
+		/* no AUX area here: the snapshot is always empty */
+		PERF_SAMPLE_AUX;
 	u64 type = event->attr.sample_type;
-	u16 size = 0;
+	u16 size = hweight64(type & words) * sizeof(u64);
 
-	if (type & PERF_SAMPLE_IDENTIFIER)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_IP)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_TID)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_TIME)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_ADDR)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_ID)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_STREAM_ID)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_CPU)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_PERIOD)
-		size += sizeof(u64);
+	/* WEIGHT or WEIGHT_STRUCT: one u64 either way */
 	if (type & PERF_SAMPLE_WEIGHT_TYPE)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_DATA_SRC)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_TRANSACTION)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_PHYS_ADDR)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_CGROUP)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_DATA_PAGE_SIZE)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_CODE_PAGE_SIZE)
-		size += sizeof(u64);
-	/* no AUX area here: the snapshot is always empty */
-	if (type & PERF_SAMPLE_AUX)
 		size += sizeof(u64);
 	event->header_size = size;
 	event->id_header_size = event->attr.sample_id_all ?

@@ -535,26 +535,6 @@ static void perf_ctx_rotate_tick(struct perf_event_context *ctx)
 	raw_spin_unlock(&ctx->lock);
 }
 
-/**
- * perf_event_dozy - may @event stay on while its task is switched out?
- * @event: an event joining or leaving a task context
- *
- * A clock that only counts (no period, no timer, no buffer of its own
- * to keep current, not pinned or exclusive, any CPU) needs nothing of
- * the CPU it was on: stopped and restarted at the same instants, it
- * gives what taking it off and putting it back gives. A buffer can
- * come later; perf_ctx_doze() looks for one.
- */
-bool perf_event_dozy(struct perf_event *event)
-{
-	const struct perf_event_attr *attr = &event->attr;
-
-	return perf_swevent_is_clock(event) && !is_sampling_event(event) &&
-	       !attr->pinned && !attr->exclusive && event->cpu == -1 &&
-	       !perf_event_is_cgroup(event) &&
-	       !(event->attach_state & PERF_ATTACH_SCHED_CB);
-}
-
 /*
  * The instant the switch out of this CPU's last context switch took its
  * time at, for the switch in that follows with IRQs still off (0: none).
