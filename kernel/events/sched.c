@@ -669,13 +669,20 @@ void __perf_event_task_sched_in(struct task_struct *prev,
 	perf_cgroup_sched_in(task);
 	if (!ctx)
 		goto out;
+	/*
+	 * Handed over at the switch out (perf_ctx_try_swap()): a context
+	 * active on this CPU changes only on this CPU, and IRQs are off
+	 */
+	if (READ_ONCE(ctx->is_active) &&
+	    READ_ONCE(ctx->active_cpu) == smp_processor_id()) {
+		WARN_ON_ONCE(ctx->task != task);
+		goto out;
+	}
 
 	/* nr_events and dead change under the lock: test them there */
 	raw_spin_lock(&ctx->lock);
 	if (ctx->is_active) {
-		/* handed over at the switch out (perf_ctx_try_swap()) */
-		WARN_ON_ONCE(ctx->active_cpu != smp_processor_id() ||
-			     ctx->task != task);
+		WARN_ON_ONCE(1);	/* active on another CPU */
 	} else if (ctx->dozing) {
 		perf_ctx_wake(ctx, now ?: perf_clock());
 	} else if (!ctx->dead && ctx->nr_events && !ctx->frozen) {
