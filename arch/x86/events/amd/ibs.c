@@ -193,8 +193,14 @@ static bool ibs_disarm(struct ibs_pmu *ibs, struct perf_event *event)
 		keep &= ~(IBS_OP_CUR_CNT | IBS_OP_CUR_CNT_RAND);
 	rdmsrl(ibs->ctl_msr, ctl);
 	wrmsrl(ibs->ctl_msr, ctl & keep);
-	if (ctl & ibs->valid)
+	if (ctl & ibs->valid) {
+		/*
+		 * The period ran out (its sample is dropped with the stop):
+		 * the next one is whole, not the rest last armed
+		 */
+		local64_set(&event->hw.period_left, 0);
 		return true;
+	}
 	local64_set(&event->hw.period_left,
 		    ibs_armed_period(ibs, ctl) - ibs_counted(ibs, ctl));
 	return false;
