@@ -14,18 +14,26 @@
 
 #include "internal.h"
 
+/*
+ * An active event's count, just after perf_ctx_update_time() of @ctx: a
+ * clock counts up to the instant the context's time took (its time
+ * running stops there too), anything else is read from its PMU
+ */
+static void perf_event_read_fresh(struct perf_event_context *ctx,
+				  struct perf_event *event)
+{
+	if (event->state != PERF_EVENT_STATE_ACTIVE)
+		return;
+	if ((event->event_caps & PERF_EV_CAP_SWCLOCK) && ctx->is_active &&
+	    !perf_event_is_cgroup(event))
+		perf_swclock_read_at(event, ctx->timestamp);
+	else
+		event->pmu->read(event);
+}
+
 static void perf_event_sync_one(struct perf_event *event)
 {
-	struct perf_event_context *ctx = event->ctx;
-
-	/* after perf_ctx_update_time(): a clock reads as of that instant */
-	if (event->state == PERF_EVENT_STATE_ACTIVE) {
-		if ((event->event_caps & PERF_EV_CAP_SWCLOCK) &&
-		    ctx->is_active && !perf_event_is_cgroup(event))
-			perf_swclock_read_at(event, ctx->timestamp);
-		else
-			event->pmu->read(event);
-	}
+	perf_event_read_fresh(event->ctx, event);
 	perf_event_update_times(event);
 }
 
@@ -222,13 +230,7 @@ static int perf_read_fill(struct perf_event *event, u64 *values)
 static void perf_event_sync_fresh(struct perf_event_context *ctx,
 				  struct perf_event *event)
 {
-	if (event->state == PERF_EVENT_STATE_ACTIVE) {
-		/* a clock counts up to the instant the context's time took */
-		if (event->event_caps & PERF_EV_CAP_SWCLOCK)
-			perf_swclock_read_at(event, ctx->timestamp);
-		else
-			event->pmu->read(event);
-	}
+	perf_event_read_fresh(ctx, event);
 	/* a task context's event is never a cgroup event */
 	perf_event_update_times_at(event, perf_event_effective_state(event),
 				   perf_ctx_time_now(ctx));

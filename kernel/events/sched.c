@@ -450,22 +450,32 @@ static void perf_ctx_activate(struct perf_event_context *ctx, u64 now)
 	__this_cpu_write(perf_swclock_now, 0);
 }
 
-/* Take every group of @ctx off the PMUs and stop its clock. */
-void perf_ctx_sched_out(struct perf_event_context *ctx)
+/*
+ * Every group of @ctx off its PMU, the clocks stopped at ctx->timestamp
+ * (perf_swclock_now, restored after)
+ */
+static __always_inline void perf_ctx_groups_out(struct perf_event_context *ctx)
 {
+	u64 saved = __this_cpu_read(perf_swclock_now);
 	struct perf_event *leader;
 
-	if (!ctx->is_active) {
-		perf_ctx_settled(ctx);
-		return;
-	}
-	perf_ctx_update_time(ctx);
 	__this_cpu_write(perf_swclock_now, ctx->timestamp);
 	list_for_each_entry(leader, &ctx->pinned_groups, group_entry)
 		__perf_group_sched_out(ctx, leader);
 	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
 		__perf_group_sched_out(ctx, leader);
-	__this_cpu_write(perf_swclock_now, 0);
+	__this_cpu_write(perf_swclock_now, saved);
+}
+
+/* Take every group of @ctx off the PMUs and stop its clock. */
+void perf_ctx_sched_out(struct perf_event_context *ctx)
+{
+	if (!ctx->is_active) {
+		perf_ctx_settled(ctx);
+		return;
+	}
+	perf_ctx_update_time(ctx);
+	perf_ctx_groups_out(ctx);
 	/* the next schedule-in finds out afresh, at the intervals then */
 	ctx->rotate_necessary = false;
 	ctx->is_active = false;
@@ -601,16 +611,8 @@ static __always_inline void perf_ctx_wake(struct perf_event_context *ctx,
  */
 void perf_ctx_settle(struct perf_event_context *ctx)
 {
-	struct perf_event *leader;
-	u64 saved = __this_cpu_read(perf_swclock_now);
-
 	/* the clocks stop where the context's time did (same CPU's clock) */
-	__this_cpu_write(perf_swclock_now, ctx->timestamp);
-	list_for_each_entry(leader, &ctx->pinned_groups, group_entry)
-		__perf_group_sched_out(ctx, leader);
-	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
-		__perf_group_sched_out(ctx, leader);
-	__this_cpu_write(perf_swclock_now, saved);
+	perf_ctx_groups_out(ctx);
 	ctx->dozing = false;
 }
 
