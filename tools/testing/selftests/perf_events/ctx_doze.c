@@ -175,6 +175,26 @@ static void expect_exact(struct __test_metadata *_metadata,
 }
 
 /*
+ * Read a sleeping task's clock twice, @ms apart: it stands still, and the
+ * second reading (in @v) is exact. 0, or -1 if a read failed.
+ */
+static int read_asleep(struct __test_metadata *_metadata, int fd,
+		       __u64 ms, struct pt_val3 *v)
+{
+	struct pt_val3 first;
+
+	if (pt_read3(fd, &first))
+		return -1;
+	pt_sleep_ns(ms * MS);
+	if (pt_read3(fd, v))
+		return -1;
+	EXPECT_EQ(first.value, v->value);
+	EXPECT_EQ(first.running, v->running);
+	expect_exact(_metadata, v);
+	return 0;
+}
+
+/*
  * Both sides of a ping-pong on one CPU own a task-clock: each counts its
  * own spinning, not the other's, and reads itself exactly.
  */
@@ -226,7 +246,7 @@ TEST(pingpong_of_two_clocks_counts_each_tasks_own_time)
  */
 TEST(clocks_of_a_sleeping_task_stand_still_and_read_exactly)
 {
-	struct pt_val3 a0, a1, b0, b1, c1;
+	struct pt_val3 a1, b1, c1;
 	__u64 k0, k1;
 	struct kid k;
 	int fd, cfd, i;
@@ -247,12 +267,7 @@ TEST(clocks_of_a_sleeping_task_stand_still_and_read_exactly)
 	k0 = kid_spin(&k);
 	ASSERT_NE(0, k0);
 	pt_sleep_ns(20 * MS);
-	ASSERT_EQ(0, pt_read3(fd, &a0));
-	pt_sleep_ns(30 * MS);
-	ASSERT_EQ(0, pt_read3(fd, &a1));
-	EXPECT_EQ(a0.value, a1.value);
-	EXPECT_EQ(a0.running, a1.running);
-	expect_exact(_metadata, &a1);
+	ASSERT_EQ(0, read_asleep(_metadata, fd, 30, &a1));
 	ASSERT_EQ(0, pt_read3(cfd, &c1));
 	expect_exact(_metadata, &c1);
 	/* the two clocks started and stopped together */
@@ -264,11 +279,7 @@ TEST(clocks_of_a_sleeping_task_stand_still_and_read_exactly)
 		ASSERT_NE(0, k1);
 		pt_sleep_ns(10 * MS);
 	}
-	ASSERT_EQ(0, pt_read3(fd, &b0));
-	pt_sleep_ns(20 * MS);
-	ASSERT_EQ(0, pt_read3(fd, &b1));
-	EXPECT_EQ(b0.value, b1.value);
-	expect_exact(_metadata, &b1);
+	ASSERT_EQ(0, read_asleep(_metadata, fd, 20, &b1));
 	EXPECT_GE(b1.value - a1.value, 5 * 3 * MS * 3 / 4);
 	EXPECT_LE(b1.value - a1.value, (k1 - k0) * 5 / 4 + 2 * MS)
 		TH_LOG("clock %llu, cpu time %llu", b1.value - a1.value,
@@ -342,7 +353,7 @@ TEST(control_of_a_sleeping_tasks_clocks)
 TEST(a_sleeping_task_migrates_and_counts_on)
 {
 	struct self_report r0, r1;
-	struct pt_val3 v0, v1;
+	struct pt_val3 v1;
 	int fd, i, c0 = pt_nth_cpu(0), c1 = pt_nth_cpu(1);
 	__u64 k0, k1;
 	struct kid k;
@@ -365,11 +376,7 @@ TEST(a_sleeping_task_migrates_and_counts_on)
 	ASSERT_NE(0, k1);
 	ASSERT_EQ(0, kid_cmd(&k, CMD_SELF, &r1, sizeof(r1)));
 	pt_sleep_ns(20 * MS);
-	ASSERT_EQ(0, pt_read3(fd, &v0));
-	pt_sleep_ns(20 * MS);
-	ASSERT_EQ(0, pt_read3(fd, &v1));
-	EXPECT_EQ(v0.value, v1.value);
-	expect_exact(_metadata, &v1);
+	ASSERT_EQ(0, read_asleep(_metadata, fd, 20, &v1));
 	EXPECT_LE(v1.value, (k1 - r0.cpu) * 5 / 4 + 4 * MS)
 		TH_LOG("clock %llu, cpu time %llu", v1.value, k1 - r0.cpu);
 	/* the task's own clock, read by itself across the moves */
