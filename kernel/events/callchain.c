@@ -18,21 +18,29 @@
 #include <linux/percpu.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
+#include <linux/sysctl.h>
 
 #include "internal.h"
 
 #define PERF_CALLCHAIN_CONTEXTS	4
 
+/*
+ * The limits the entries were sized for travel with them: a walk bounds
+ * itself by its own buffers' limits, never by the sysctls (which may
+ * change once the last user has gone, while a walk that looked up the
+ * old buffers still runs).
+ */
 struct perf_callchain_buffers {
 	struct rcu_head		rcu_head;
 	unsigned int		entry_size;
+	u32			max_stack;
+	u32			max_contexts;
 	/* per CPU: PERF_CALLCHAIN_CONTEXTS entries of entry_size bytes */
 	void			*cpu[];
 };
 
 static DEFINE_MUTEX(perf_callchain_mutex);
 static int perf_callchain_users;
-static u32 perf_callchain_max;
 static struct perf_callchain_buffers __rcu *perf_callchain_bufs;
 
 static void perf_callchain_free(struct perf_callchain_buffers *bufs)
@@ -53,14 +61,16 @@ static void perf_callchain_free_rcu(struct rcu_head *head)
 static int perf_callchain_alloc(void)
 {
 	struct perf_callchain_buffers *bufs;
-	u32 max = READ_ONCE(sysctl_perf_event_max_stack) +
-		  READ_ONCE(sysctl_perf_event_max_contexts_per_stack);
 	int cpu;
 
 	bufs = kzalloc(struct_size(bufs, cpu, nr_cpu_ids), GFP_KERNEL);
 	if (!bufs)
 		return -ENOMEM;
-	bufs->entry_size = struct_size_t(struct perf_callchain_entry, ip, max);
+	/* the sysctls change only under perf_callchain_mutex, with no users */
+	bufs->max_stack = sysctl_perf_event_max_stack;
+	bufs->max_contexts = sysctl_perf_event_max_contexts_per_stack;
+	bufs->entry_size = struct_size_t(struct perf_callchain_entry, ip,
+					 bufs->max_stack + bufs->max_contexts);
 	for_each_possible_cpu(cpu) {
 		bufs->cpu[cpu] = kmalloc_node(bufs->entry_size *
 					      PERF_CALLCHAIN_CONTEXTS,
@@ -70,19 +80,21 @@ static int perf_callchain_alloc(void)
 			return -ENOMEM;
 		}
 	}
-	perf_callchain_max = READ_ONCE(sysctl_perf_event_max_stack);
 	rcu_assign_pointer(perf_callchain_bufs, bufs);
 	return 0;
 }
 
 static int __perf_callchain_get(u32 max_stack)
 {
+	struct perf_callchain_buffers *bufs;
 	int err = 0;
 
 	mutex_lock(&perf_callchain_mutex);
+	bufs = rcu_dereference_protected(perf_callchain_bufs,
+				lockdep_is_held(&perf_callchain_mutex));
 	if (!perf_callchain_users) {
 		err = perf_callchain_alloc();
-	} else if (max_stack > perf_callchain_max) {
+	} else if (max_stack > bufs->max_stack) {
 		/* buffers in use were sized for a smaller limit */
 		err = -EOVERFLOW;
 	}
@@ -143,10 +155,34 @@ void put_callchain_buffers(void)
 	__perf_callchain_put();
 }
 
-/* Is the buffers' user count held by someone (the max_stack sysctl)? */
-bool perf_callchain_in_use(void)
+/**
+ * perf_callchain_limits_write - proc handler of perf_event_max_stack and
+ * perf_event_max_contexts_per_stack
+ * @table: the sysctl's table entry
+ * @write: nonzero for a write
+ * @buffer: the data read or written
+ * @lenp: its length, updated
+ * @ppos: the file position, updated
+ *
+ * A write is refused with -EBUSY while callchain buffers exist: they
+ * were sized for the current limits. The check and the write are one
+ * step under the buffers' mutex, so no user can size buffers from the
+ * old values in between.
+ */
+int perf_callchain_limits_write(const struct ctl_table *table, int write,
+				void *buffer, size_t *lenp, loff_t *ppos)
 {
-	return READ_ONCE(perf_callchain_users) != 0;
+	int err;
+
+	if (!write)
+		return proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+	mutex_lock(&perf_callchain_mutex);
+	if (perf_callchain_users)
+		err = -EBUSY;
+	else
+		err = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+	mutex_unlock(&perf_callchain_mutex);
+	return err;
 }
 
 static int perf_callchain_context(void)
@@ -167,15 +203,9 @@ static int perf_callchain_context(void)
  */
 static DEFINE_PER_CPU(int, perf_callchain_busy[PERF_CALLCHAIN_CONTEXTS]);
 
-/**
- * get_callchain_entry - this CPU's entry for the current context level
- * @rctx: set to the level, for put_callchain_entry()
- *
- * For BPF's stack walkers. Returns NULL when there are no buffers (no
- * get_callchain_buffers() user) or the level's entry is in use. The
- * caller is in an RCU read-side section or has preemption off.
- */
-struct perf_callchain_entry *get_callchain_entry(int *rctx)
+/* This CPU's entry for the current level, and the buffers it is in. */
+static struct perf_callchain_entry *
+perf_callchain_entry_get(int *rctx, struct perf_callchain_buffers **bufsp)
 {
 	struct perf_callchain_buffers *bufs;
 	int level = perf_callchain_context();
@@ -193,7 +223,23 @@ struct perf_callchain_entry *get_callchain_entry(int *rctx)
 		return NULL;
 	}
 	*rctx = level;
+	*bufsp = bufs;
 	return bufs->cpu[smp_processor_id()] + level * bufs->entry_size;
+}
+
+/**
+ * get_callchain_entry - this CPU's entry for the current context level
+ * @rctx: set to the level, for put_callchain_entry()
+ *
+ * For BPF's stack walkers. Returns NULL when there are no buffers (no
+ * get_callchain_buffers() user) or the level's entry is in use. The
+ * caller is in an RCU read-side section or has preemption off.
+ */
+struct perf_callchain_entry *get_callchain_entry(int *rctx)
+{
+	struct perf_callchain_buffers *bufs;
+
+	return perf_callchain_entry_get(rctx, &bufs);
 }
 
 /**
@@ -209,12 +255,12 @@ void put_callchain_entry(int rctx)
 }
 
 static void perf_callchain_store_context(struct perf_callchain_entry_ctx *ctx,
-					 u64 marker, bool add_mark)
+					 u32 max_contexts, u64 marker,
+					 bool add_mark)
 {
 	if (!add_mark)
 		return;
-	if (ctx->contexts <
-	    READ_ONCE(sysctl_perf_event_max_contexts_per_stack)) {
+	if (ctx->contexts < max_contexts) {
 		ctx->entry->ip[ctx->entry->nr++] = marker;
 		ctx->contexts++;
 	} else {
@@ -228,18 +274,19 @@ static void perf_callchain_store_context(struct perf_callchain_entry_ctx *ctx,
  * so current's user stack is not the one asked for and is left out.
  */
 static void perf_callchain_walk(struct perf_callchain_entry *entry,
+				const struct perf_callchain_buffers *bufs,
 				struct pt_regs *regs, bool kernel, bool user,
 				u32 max_stack, bool crosstask, bool add_mark)
 {
 	struct perf_callchain_entry_ctx ctx = {
 		.entry = entry,
-		.max_stack = min(max_stack, perf_callchain_max),
+		.max_stack = min(max_stack, bufs->max_stack),
 	};
 
 	entry->nr = 0;
 	if (kernel && !user_mode(regs)) {
-		perf_callchain_store_context(&ctx, PERF_CONTEXT_KERNEL,
-					     add_mark);
+		perf_callchain_store_context(&ctx, bufs->max_contexts,
+					     PERF_CONTEXT_KERNEL, add_mark);
 		perf_callchain_kernel(&ctx, regs);
 	}
 	if (!user || crosstask)
@@ -251,7 +298,8 @@ static void perf_callchain_walk(struct perf_callchain_entry *entry,
 			regs = NULL;
 	}
 	if (regs) {
-		perf_callchain_store_context(&ctx, PERF_CONTEXT_USER, add_mark);
+		perf_callchain_store_context(&ctx, bufs->max_contexts,
+					     PERF_CONTEXT_USER, add_mark);
 		perf_callchain_user(&ctx, regs);
 	}
 }
@@ -272,14 +320,15 @@ struct perf_callchain_entry *
 get_perf_callchain(struct pt_regs *regs, bool kernel, bool user,
 		   u32 max_stack, bool crosstask, bool add_mark)
 {
+	struct perf_callchain_buffers *bufs;
 	struct perf_callchain_entry *entry;
 	int rctx;
 
-	entry = get_callchain_entry(&rctx);
+	entry = perf_callchain_entry_get(&rctx, &bufs);
 	if (!entry)
 		return NULL;
-	perf_callchain_walk(entry, regs, kernel, user, max_stack, crosstask,
-			    add_mark);
+	perf_callchain_walk(entry, bufs, regs, kernel, user, max_stack,
+			    crosstask, add_mark);
 	put_callchain_entry(rctx);
 	return entry;
 }

@@ -118,10 +118,7 @@ int perf_cpu_time_max_percent_handler(const struct ctl_table *table,
 int perf_event_max_stack_handler(const struct ctl_table *table, int write,
 				 void *buffer, size_t *lenp, loff_t *ppos)
 {
-	/* callchain buffers in use were sized for the current limits */
-	if (write && perf_callchain_in_use())
-		return -EBUSY;
-	return proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+	return perf_callchain_limits_write(table, write, buffer, lenp, ppos);
 }
 
 /* samples one event may take per tick before it is throttled */

@@ -56,15 +56,14 @@ void uprobe_end_dup_mmap(void)
  * @newmm: the child's
  *
  * The copied pages hold the breakpoints; the child's SDT semaphores are
- * copies too. What carries over is the trap path's flag and the
- * semaphore increments still waiting for their mapping.
+ * copies too. Only the trap path's flag carries over: an increment still
+ * waiting for its semaphore's mapping was the parent's, and a semaphore
+ * the child maps later reads as the file has it, as in 6.12.
  */
 void uprobe_dup_mmap(struct mm_struct *oldmm, struct mm_struct *newmm)
 {
-	if (test_bit(MMF_HAS_UPROBES, &oldmm->flags)) {
+	if (test_bit(MMF_HAS_UPROBES, &oldmm->flags))
 		set_bit(MMF_HAS_UPROBES, &newmm->flags);
-		uprobe_ref_ctr_dup_mm(oldmm, newmm);
-	}
 }
 
 /* Task work of a forked child: its XOL area where the parent's was. */

@@ -363,29 +363,6 @@ void uprobe_ref_ctr_forget_mm(struct mm_struct *mm)
 	mutex_unlock(&uprobes_ref_ctr_mutex);
 }
 
-/* Fork: the child's breakpoints wait for the same semaphores. */
-void uprobe_ref_ctr_dup_mm(struct mm_struct *oldmm, struct mm_struct *newmm)
-{
-	struct ref_ctr_pending *p, *copy;
-
-	if (list_empty(&uprobes_ref_ctr_pending))
-		return;
-
-	mutex_lock(&uprobes_ref_ctr_mutex);
-	list_for_each_entry(p, &uprobes_ref_ctr_pending, node) {
-		if (p->mm != oldmm)
-			continue;
-		copy = kmalloc(sizeof(*copy), GFP_KERNEL);
-		if (!copy)
-			break;
-		copy->uprobe = uprobe_get(p->uprobe);
-		copy->mm = newmm;
-		/* at the head: the walk does not meet it again */
-		list_add(&copy->node, &uprobes_ref_ctr_pending);
-	}
-	mutex_unlock(&uprobes_ref_ctr_mutex);
-}
-
 /**
  * uprobe_install - write @uprobe's breakpoint at @vaddr of @vma
  * @uprobe: the probe
@@ -401,6 +378,15 @@ int uprobe_install(struct uprobe *uprobe, struct vm_area_struct *vma,
 {
 	struct mm_struct *mm = vma->vm_mm;
 	int err, present;
+
+	/*
+	 * A writable private mapping holds the program's own data, which
+	 * may be anything by now: a breakpoint there would corrupt it, and
+	 * its removal would write the instruction over what the program
+	 * wrote. Such a mapping stays unprobed, as in 6.12.
+	 */
+	if (vma->vm_flags & VM_WRITE)
+		return 0;
 
 	err = uprobe_prepare_insn(uprobe, mm, vaddr);
 	if (err)

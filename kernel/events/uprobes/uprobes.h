@@ -131,7 +131,6 @@ int uprobe_install(struct uprobe *uprobe, struct vm_area_struct *vma,
 int uprobe_remove(struct uprobe *uprobe, struct mm_struct *mm,
 		  unsigned long vaddr);
 void uprobe_ref_ctr_forget_mm(struct mm_struct *mm);
-void uprobe_ref_ctr_dup_mm(struct mm_struct *oldmm, struct mm_struct *newmm);
 
 /* xol.c */
 unsigned long uprobe_xol_get_slot(struct uprobe *uprobe);

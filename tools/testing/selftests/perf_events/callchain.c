@@ -9,6 +9,8 @@
 #pragma GCC optimize("no-omit-frame-pointer", "no-optimize-sibling-calls")
 #include "perf_test.h"
 
+#include <pthread.h>
+
 #define KERNEL_MIN	0xffff800000000000ULL
 #define USER_MAX	0x0000800000000000ULL
 
@@ -318,6 +320,102 @@ TEST_F(sysctl, max_contexts_per_stack)
 	/* only the first context's marker */
 	EXPECT_EQ(PERF_CONTEXT_KERNEL, s.chain[0]);
 	EXPECT_EQ(-1, user_marker(&s));
+}
+
+/*
+ * The limits change only while no callchain user exists, and buffers
+ * sized under one pair of limits are only walked within them: one thread
+ * opens context-switch samplers with kernel and user chains (two markers
+ * a sample) and closes them again, while another writes both sysctls,
+ * switching the markers' room between 0 and 8. A write meets EBUSY while
+ * an event lives; KASAN sees any write past the buffers.
+ */
+static volatile int limits_stop;
+static volatile long limits_opens, limits_samples, limits_bad;
+
+static __attribute__((noinline)) void limits_deep(int depth)
+{
+	if (depth) {
+		limits_deep(depth - 1);
+		__asm__ volatile("" ::: "memory");
+		return;
+	}
+	pt_sleep_ns(20000);
+}
+
+static void *limits_sampler(void *arg)
+{
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	struct pt_sample smp;
+	struct pt_recs r;
+	struct pt_rb rb;
+	int fd, i;
+
+	while (!limits_stop) {
+		cs_attr(&attr);
+		fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0)
+			continue;
+		limits_opens++;
+		if (pt_rb_map(&rb, fd, 8)) {
+			close(fd);
+			continue;
+		}
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		for (i = 0; i < 4; i++)
+			limits_deep(40);
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (!pt_rb_drain(&rb, &r)) {
+			for (h = pt_recs_next(&r, NULL, PERF_RECORD_SAMPLE); h;
+			     h = pt_recs_next(&r, h, PERF_RECORD_SAMPLE)) {
+				if (pt_sample_parse(&attr, h, &smp) != h->size - 8 ||
+				    smp.nr_chain > 127 + 8)
+					limits_bad++;
+				limits_samples++;
+			}
+			pt_recs_free(&r);
+		}
+		pt_rb_unmap(&rb);
+		close(fd);
+		pt_sleep_ns(50000);
+	}
+	return arg;
+}
+
+TEST_F_TIMEOUT(sysctl, limits_written_while_samplers_come_and_go, 90)
+{
+	long busy = 0, written = 0, other = 0;
+	__u64 end;
+	pthread_t t;
+	int i = 0, err;
+
+	if (!pt_can_count_kernel())
+		SKIP(return, "kernel samples need root or perf_event_paranoid < 2");
+	limits_stop = 0;
+	ASSERT_EQ(0, pthread_create(&t, NULL, limits_sampler, NULL));
+	end = pt_now_ns() + 8000000000ULL;
+	while (pt_now_ns() < end) {
+		i++;
+		err = pt_write_int_file(MAX_CTX, i & 1 ? 0 : 8);
+		if (!err)
+			err = pt_write_int_file(MAX_STACK, i & 2 ? 2 : 127);
+		if (!err)
+			written++;
+		else if (err == -EBUSY)
+			busy++;
+		else
+			other++;
+	}
+	limits_stop = 1;
+	pthread_join(t, NULL);
+	TH_LOG("%ld opens, %ld samples, %ld writes, %ld EBUSY", limits_opens,
+	       limits_samples, written, busy);
+	EXPECT_EQ(0, other);
+	EXPECT_LT(0, busy);
+	EXPECT_LT(0, written);
+	EXPECT_LT(0, limits_samples);
+	EXPECT_EQ(0, limits_bad);
 }
 
 TEST_HARNESS_MAIN
