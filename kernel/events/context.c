@@ -497,6 +497,9 @@ static int __perf_install_event(struct perf_event_context *ctx, void *info)
 
 	if (ctx->dead)
 		return -ESRCH;
+	/* perf_ctx_pin_home() kept it from being lent since the lookup */
+	if (WARN_ON_ONCE(ctx->task != ctx->home))
+		return -EAGAIN;
 	/*
 	 * A CPU on its way down has turned its events off for good; one
 	 * opened after that (cpu_online() holds until the CPU is torn down)

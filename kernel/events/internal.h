@@ -297,6 +297,7 @@ extern struct device_attribute dev_attr_cpumask;
 void perf_scope_cpu_online(unsigned int cpu);
 void perf_scope_cpu_offline(unsigned int cpu);
 void perf_pmu_migrate_scope(unsigned int scope, int src_cpu, int dst_cpu);
+bool perf_scope_shared(struct pmu *pmu, int cpu, int other);
 
 struct perf_event_context *perf_event_ctx_lock(struct perf_event *event);
 
@@ -459,7 +460,8 @@ struct perf_callchain_entry *
 perf_callchain(struct perf_event *event, struct pt_regs *regs);
 int perf_callchain_get(struct perf_event *event);
 void perf_callchain_put(struct perf_event *event);
-bool perf_callchain_in_use(void);
+int perf_callchain_limits_write(const struct ctl_table *table, int write,
+				void *buffer, size_t *lenp, loff_t *ppos);
 
 /* overflow.c */
 void perf_event_wakeup_init(struct perf_event *event);
@@ -467,6 +469,9 @@ void perf_event_queue_pending(struct perf_event *event);
 void perf_event_sigtrap_cancel(struct perf_event *event);
 void perf_event_throttle_tick(struct perf_cpu_context *cpuctx);
 bool perf_event_unthrottle_late(struct perf_event *event);
+void perf_event_unthrottle_in(struct perf_event *event);
+/* hw.interrupts of an event that overflowed too often in its tick */
+#define PERF_THROTTLED		(~0ULL)
 
 /* swevent.c */
 int perf_swevent_register(void);
@@ -488,6 +493,8 @@ static inline bool perf_ctx_try_swap(struct perf_event_context *ctx,
 	return __perf_ctx_try_swap(ctx, prev, next);
 }
 void perf_ctx_unswap(struct task_struct *task);
+bool perf_ctx_pin_home(struct perf_event_context *ctx,
+		       struct task_struct *task);
 
 /* A change its clones would not see: it is no longer equivalent to them. */
 static inline void perf_ctx_unclone(struct perf_event_context *ctx)

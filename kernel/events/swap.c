@@ -337,3 +337,28 @@ void perf_ctx_unswap(struct task_struct *task)
 		perf_ctx_put(held);
 	} while (retry);
 }
+
+/**
+ * perf_ctx_pin_home - keep @ctx with @task until an event is installed
+ * @ctx: the context perf_find_get_context() found for @task, ctx->mutex held
+ * @task: the task the new event follows
+ *
+ * The lookup gave @task its own context back, but @task runs on: a fork
+ * of @task marks its context a clone again, and the switch to the child
+ * (at once, for a vfork) lends it to the child, or the lookup read the
+ * child's context while @task held it. An event installed then would
+ * count the child. Giving @task its context back once more, now under
+ * ctx->mutex, holds: only a fork marks a context that already exists,
+ * under that mutex (perf_ctx_clone_mark()), and no switch lends a context
+ * without a clone id. The install clears the id for good.
+ *
+ * Return: false if @ctx is not @task's own context: look it up again.
+ */
+bool perf_ctx_pin_home(struct perf_event_context *ctx, struct task_struct *task)
+{
+	lockdep_assert_held(&ctx->mutex);
+	if (ctx->home != task)
+		return false;
+	perf_ctx_unswap(task);
+	return true;
+}

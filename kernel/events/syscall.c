@@ -363,19 +363,35 @@ int perf_event_release_kernel(struct perf_event *event)
 }
 EXPORT_SYMBOL_GPL(perf_event_release_kernel);
 
-/* Put a new event into its context. ctx's reference passes to the event. */
+/*
+ * Put a new event into its context. ctx's reference passes to the event,
+ * or is dropped on failure. The context found for @task may have been
+ * lent away since (perf_ctx_pin_home()): then look it up again.
+ */
 static int perf_event_attach(struct perf_event *event,
 			     struct perf_event *leader,
+			     struct task_struct *task,
 			     struct perf_event_context *ctx)
 {
 	int err = 0;
 
-	mutex_lock(&ctx->mutex);
+	for (;;) {
+		mutex_lock(&ctx->mutex);
+		if (!task || perf_ctx_pin_home(ctx, task))
+			break;
+		mutex_unlock(&ctx->mutex);
+		perf_ctx_put(ctx);
+		ctx = perf_find_get_context(task, event->cpu);
+		if (IS_ERR(ctx))
+			return PTR_ERR(ctx);
+	}
 	if (leader)
 		err = perf_check_group(event, leader, ctx);
 	if (!err)
 		err = perf_install_event(ctx, event);
 	mutex_unlock(&ctx->mutex);
+	if (err)
+		perf_ctx_put(ctx);
 	return err;
 }
 
@@ -502,10 +518,9 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 	}
 	event->filp = event_file;
 
-	err = perf_event_attach(event, group_leader, ctx);
+	err = perf_event_attach(event, group_leader, task, ctx);
 	if (err) {
 		/* the file's release frees the event */
-		perf_ctx_put(ctx);
 		fput(event_file);
 		goto err_file;
 	}
@@ -584,9 +599,8 @@ perf_event_create_kernel_counter(struct perf_event_attr *attr, int cpu,
 		return ERR_CAST(ctx);
 	}
 
-	err = perf_event_attach(event, NULL, ctx);
+	err = perf_event_attach(event, NULL, task, ctx);
 	if (err) {
-		perf_ctx_put(ctx);
 		perf_event_put(event);
 		return ERR_PTR(err);
 	}
