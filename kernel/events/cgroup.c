@@ -259,7 +259,8 @@ void perf_cgroup_event_link(struct perf_event_context *ctx, int delta)
  * @leader: the group it joins, or NULL
  *
  * Return: 0, -EBADF for a bad fd, -EINVAL when @fd is not such a
- * directory or @leader watches another cgroup.
+ * directory, @leader watches another cgroup or @event's PMU has no task
+ * context.
  */
 int perf_cgroup_connect(struct perf_event *event, int fd,
 			struct perf_event *leader)
@@ -267,6 +268,13 @@ int perf_cgroup_connect(struct perf_event *event, int fd,
 	CLASS(fd, f)(fd);
 	struct cgroup_subsys_state *css;
 
+	/*
+	 * A PMU without task context counts a die or package shared with
+	 * other CPUs, whatever task runs on this one: no cgroup to follow.
+	 * Before the fd, as 6.12 answers this ahead of a bad fd.
+	 */
+	if (event->pmu->task_ctx_nr == perf_invalid_context)
+		return -EINVAL;
 	if (fd_empty(f))
 		return -EBADF;
 	css = css_tryget_online_from_dir(fd_file(f)->f_path.dentry,

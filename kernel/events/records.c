@@ -7,10 +7,12 @@
  *
  * A side-band record goes to every event that asked for its kind and can
  * see it: the events of the current CPU's context, and those of the task
- * the record is about (current, unless said otherwise). Anything that may
- * sleep or take a sleeping lock (paths, build ids) is worked out before
- * the contexts' locks are taken; the records are then written under
- * ctx->lock with interrupts off, each with the sample_id of its event.
+ * the record is about (current, unless said otherwise); a cgroup event
+ * only while current's cgroup is its own or below it, as it counts.
+ * Anything that may sleep or take a sleeping lock (paths, build ids) is
+ * worked out before the contexts' locks are taken; the records are then
+ * written under ctx->lock with interrupts off, each with the sample_id of
+ * its event.
  *
  * Counters of events per kind keep every hook a single test when nobody
  * asked for records.
@@ -95,6 +97,13 @@ static void perf_sb_ctx(struct perf_event_context *ctx, perf_sb_fn fn,
 		if (event->state < PERF_EVENT_STATE_INACTIVE)
 			continue;
 		if (event->cpu != -1 && event->cpu != cpu)
+			continue;
+		/*
+		 * A cgroup monitor must not learn the names, mappings and
+		 * pids of tasks outside its cgroup: the record is about
+		 * current (or made by it), so it goes where current counts.
+		 */
+		if (perf_event_is_cgroup(event) && !perf_cgroup_match(event))
 			continue;
 		fn(event, data);
 	}

@@ -19,7 +19,9 @@
  * cores = N/1024, ram = T/262144, psys = pkg + ram and pkg - cores =
  * T/65536, each within the rounding of the separate reads. Errors as
  * 6.12: sampling, a per-task event, an absent (gpu) or unknown config:
- * EINVAL. AMD: the package alone, see amd().
+ * EINVAL; so is a cgroup event (PERF_FLAG_PID_CGROUP, the package has no
+ * cgroup), ahead of a bad cgroup fd, while a cpu-clock event of the same
+ * cgroup opens. AMD: the package alone, see amd().
  * Exit 0 on success, 1 on a failed check.
  */
 #define _GNU_SOURCE
@@ -31,6 +33,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <linux/perf_event.h>
@@ -40,6 +44,8 @@
 #define SHIFT		18	/* 2^-14 J model units in 2^-32 J counts */
 
 #define MAXCPU		64
+
+#define CG_ROOT		"/sys/fs/cgroup"
 
 /* what every CPU retired and the time that passed around the energy reads */
 struct outer {
@@ -72,6 +78,56 @@ static int open_power(int type, uint64_t config, pid_t pid, int cpu,
 	attr.config = config;
 	attr.sample_period = period;
 	return syscall(SYS_perf_event_open, &attr, pid, cpu, -1, 0);
+}
+
+static int open_cgroup(int type, uint64_t config, int cgfd)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	return syscall(SYS_perf_event_open, &attr, cgfd, 0, -1,
+		       PERF_FLAG_PID_CGROUP);
+}
+
+/*
+ * A cgroup event follows the tasks of its cgroup on one CPU; the energy
+ * of a package is no task's: EINVAL, before the cgroup fd is looked at.
+ * The cgroup (the root of v2, mounted here when the guest has none:
+ * a child would need a controller in the root's subtree_control to have
+ * the implicit perf_event one) is good: a software event of it opens.
+ */
+static void cgroup_case(int type)
+{
+	char line[160];
+	struct stat st;
+	int cg, fd;
+
+	if (stat(CG_ROOT "/cgroup.procs", &st) &&
+	    mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL)) {
+		printf("not ok mount cgroup2: %s\n", strerror(errno));
+		fails++;
+		return;
+	}
+	cg = open(CG_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg < 0) {
+		printf("not ok open %s: %s\n", CG_ROOT, strerror(errno));
+		fails++;
+		return;
+	}
+	fd = open_cgroup(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, cg);
+	snprintf(line, sizeof(line), "a cpu-clock cgroup event on CPU 0: %s",
+		 fd >= 0 ? "opens" : strerror(errno));
+	check(fd >= 0, line);
+	if (fd >= 0)
+		close(fd);
+	expect_errno(open_cgroup(type, 2, cg), EINVAL,
+		     "a cgroup event (energy-pkg)");
+	expect_errno(open_cgroup(type, 2, 1000), EINVAL,
+		     "a cgroup event with a bad cgroup fd (energy-pkg)");
+	close(cg);
 }
 
 /* a member of a group on CPU 0, read with the leader in one go */
@@ -237,6 +293,7 @@ int main(void)
 		return 1;
 	}
 
+	cgroup_case(type);
 	if (!intel)
 		return amd(type);
 	expect_errno(open_power(type, 2, -1, 0, 1000), EINVAL, "sampling");

@@ -22,7 +22,7 @@
  * package: "0-1"), the control value the driver programs for a config
  * (read back through /dev/cpu/0/msr while it counts, and once disabled),
  * which config bits it passes through, its 48-bit arithmetic, the open
- * errors, groups, what happens to more events than counters (separate
+ * errors (a cgroup event among them), groups, what happens to more events than counters (separate
  * events rotate, an oversized group opens and never runs), and CPU
  * hotplug (no reading CPU for an offline domain; the events of a CPU
  * that went offline, uncore and core alike, stay off once it is back).
@@ -46,6 +46,8 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 
@@ -859,6 +861,47 @@ static void expect_open(const char *pmu, const char *what,
 		close(fd);
 }
 
+/*
+ * An L3 or the data fabric counts for every CPU of its domain, whatever
+ * task runs: a cgroup event (of the root cgroup, v2, mounted here when
+ * the guest has none) is EINVAL, though a cpu-clock one of it opens.
+ */
+static void cgroup_errno_case(const char *pmu, int type, uint64_t config)
+{
+	struct perf_event_attr a = attr(type, config);
+	char line[160];
+	struct stat st;
+	int cg, fd;
+
+	if (stat("/sys/fs/cgroup/cgroup.procs", &st) &&
+	    mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL)) {
+		check(0, "mount cgroup2");
+		return;
+	}
+	cg = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg < 0) {
+		check(0, "open /sys/fs/cgroup");
+		return;
+	}
+	a.size = sizeof(a);
+	fd = syscall(SYS_perf_event_open, &a, cg, 0, -1, PERF_FLAG_PID_CGROUP);
+	snprintf(line, sizeof(line), "%s cgroup event: %s (expected %s)", pmu,
+		 fd >= 0 ? "opens" : strerror(errno), strerror(EINVAL));
+	fact("%s cgroup event: %s", pmu, fd >= 0 ? "opens" : strerror(errno));
+	check(fd < 0 && errno == EINVAL, line);
+	if (fd >= 0)
+		close(fd);
+	a = attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	a.size = sizeof(a);
+	fd = syscall(SYS_perf_event_open, &a, cg, 0, -1, PERF_FLAG_PID_CGROUP);
+	snprintf(line, sizeof(line), "a cpu-clock event of that cgroup: %s",
+		 fd >= 0 ? "opens" : strerror(errno));
+	check(fd >= 0, line);
+	if (fd >= 0)
+		close(fd);
+	close(cg);
+}
+
 static void errno_case(const char *pmu, int type, uint64_t config,
 		       int other_type, uint64_t other_config)
 {
@@ -945,6 +988,7 @@ static void errno_case(const char *pmu, int type, uint64_t config,
 	lead = sys_open(&c, -1, 0, -1);
 	expect_open(pmu, "in a cpu-wide task-clock group", &a, -1, 0, lead, 0);
 	close(lead);
+	cgroup_errno_case(pmu, type, config);
 }
 
 /* write @val to CPU 1's online file: 0 if it took */

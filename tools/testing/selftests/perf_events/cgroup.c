@@ -352,6 +352,222 @@ TEST_F(cg, record_cgroup_names_a_new_cgroup)
 	close(fd);
 }
 
+/*
+ * Side-band records of a cgroup event: a child in @cg on @cpu names
+ * itself @name (COMM), maps an anonymous executable page (MMAP2), makes
+ * the cgroup @sub (CGROUP), forks (FORK) a grandchild that runs
+ * /bin/true (COMM exec, MMAP2) and exits (EXIT), then exits itself; it
+ * stays in @cg throughout and reports the grandchild and the page on
+ * @wfd. Every switch of either is a SWITCH_CPU_WIDE.
+ */
+struct sb_report {
+	pid_t gpid;
+	__u64 map;
+};
+
+static pid_t sb_child(int cpu, const char *cg, const char *name,
+		      const char *sub, int wfd)
+{
+	struct sb_report rep;
+	pid_t pid = fork();
+	int status;
+	void *p;
+
+	if (pid)
+		return pid;
+	if (pt_pin_cpu(0, cpu) || cg_enter(cg))
+		_exit(10);
+	if (prctl(PR_SET_NAME, name, 0, 0, 0))
+		_exit(11);
+	p = mmap(NULL, pt_page_size(), PROT_READ | PROT_EXEC,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(12);
+	if (mkdir(sub, 0755))
+		_exit(13);
+	rep.map = (unsigned long)p;
+	rep.gpid = fork();
+	if (!rep.gpid) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(14);
+	}
+	if (rep.gpid < 0 || waitpid(rep.gpid, &status, 0) != rep.gpid ||
+	    !WIFEXITED(status) || WEXITSTATUS(status))
+		_exit(15);
+	if (write(wfd, &rep, sizeof(rep)) != sizeof(rep))
+		_exit(16);
+	_exit(0);
+}
+
+#define SB_SAMPLE	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
+#define CG_SB_A		CG_A "/ptSbA"
+#define CG_SB_B		CG_B "/ptSbB"
+
+/* FORK, EXIT: pid, ppid, tid, ptid; COMM, MMAP2: pid, tid */
+struct sb_body {
+	__u32 id[4];
+};
+
+/*
+ * 6.12 offers a side-band record to a cgroup event only while the task
+ * that makes it is in the event's cgroup (or below): a monitor of ptA
+ * sees ptA's processes' names, mappings, forks, exits and switches, and
+ * nothing of ptB's (nor of the root cgroup's tasks: this test's own).
+ */
+TEST_F(cg, side_band_records_are_the_cgroups_own)
+{
+	struct perf_event_attr attr;
+	struct perf_event_header *h;
+	struct sb_report ra, rb_;
+	struct pt_id_trailer t;
+	struct pt_recs r = {};
+	struct pt_rb rb;
+	int fd, pfd[2], comm_a = 0, comm_exec = 0, fork_a = 0, exit_g = 0;
+	int exit_a = 0, map_a = 0, map_g = 0, switch_a = 0, switch_g = 0;
+	int cgrp_a = 0, stray = 0, from_b = 0, other = 0;
+	pid_t pa, pb, me = getpid();
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.sample_type = SB_SAMPLE;
+	attr.sample_id_all = 1;
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	attr.comm = 1;
+	attr.task = 1;
+	attr.context_switch = 1;
+	attr.cgroup = 1;
+	fd = sys_perf_event_open(&attr, self->a, self->cpu, -1,
+				 PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 64));
+	ASSERT_EQ(0, pipe(pfd));
+	rmdir(CG_SB_A);
+	rmdir(CG_SB_B);
+
+	pa = sb_child(self->cpu, CG_A, "cgsbA", CG_SB_A, pfd[1]);
+	ASSERT_EQ(0, pt_wait_exit(pa));
+	ASSERT_EQ((ssize_t)sizeof(ra), read(pfd[0], &ra, sizeof(ra)));
+	pb = sb_child(self->cpu, CG_B, "cgsbB", CG_SB_B, pfd[1]);
+	ASSERT_EQ(0, pt_wait_exit(pb));
+	ASSERT_EQ((ssize_t)sizeof(rb_), read(pfd[0], &rb_, sizeof(rb_)));
+	rmdir(CG_SB_A);
+	rmdir(CG_SB_B);
+
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	EXPECT_EQ(0, r.bad);
+	pt_recs_for_each(h, &r, 0) {
+		struct sb_body b = {};
+		const char *str;
+
+		pt_id_trailer_parse(SB_SAMPLE, h, &t);
+		if (h->type != PERF_RECORD_SWITCH_CPU_WIDE &&
+		    h->type != PERF_RECORD_CGROUP)
+			memcpy(&b, h + 1, sizeof(b));
+		/*
+		 * only A's two processes ran in A; a task reaped before
+		 * its last switch out (on another CPU, by its parent) has
+		 * no pid left to say, idle's switch out says preempted
+		 */
+		if (t.pid != pa && t.pid != ra.gpid &&
+		    !(h->type == PERF_RECORD_SWITCH_CPU_WIDE && !t.pid &&
+		      h->misc == PERF_RECORD_MISC_SWITCH_OUT))
+			stray++;
+		if (t.pid == pb || t.pid == rb_.gpid || b.id[0] == pb ||
+		    b.id[0] == rb_.gpid) {
+			if (from_b++ < 3)
+				TH_LOG("type %u of %d (B: %d, %d)", h->type,
+				       t.pid, pb, rb_.gpid);
+		}
+		switch (h->type) {
+		case PERF_RECORD_COMM:
+			str = (const char *)(h + 1) + 8;
+			if (!strcmp(str, "cgsbB"))
+				from_b++;
+			if (b.id[0] == pa && b.id[1] == pa &&
+			    h->misc == 0 && !strcmp(str, "cgsbA"))
+				comm_a++;
+			else if (b.id[0] == ra.gpid && b.id[1] == ra.gpid &&
+				 h->misc == PERF_RECORD_MISC_COMM_EXEC &&
+				 !strcmp(str, "true"))
+				comm_exec++;
+			else
+				other++;
+			break;
+		case PERF_RECORD_MMAP2: {
+			__u64 addr, len;
+
+			memcpy(&addr, (char *)(h + 1) + 8, 8);
+			memcpy(&len, (char *)(h + 1) + 16, 8);
+			if (b.id[0] == pa && b.id[1] == pa && addr == ra.map &&
+			    len == (__u64)pt_page_size() &&
+			    !strcmp((char *)(h + 1) + 64, "//anon"))
+				map_a++;
+			else if (b.id[0] == ra.gpid && b.id[1] == ra.gpid)
+				map_g++;
+			else
+				other++;
+			break;
+		}
+		case PERF_RECORD_FORK:
+			if (b.id[0] == ra.gpid && b.id[1] == pa &&
+			    b.id[2] == ra.gpid && b.id[3] == pa)
+				fork_a++;
+			else
+				other++;
+			break;
+		case PERF_RECORD_EXIT:
+			if (b.id[0] == ra.gpid && b.id[1] == pa &&
+			    b.id[2] == ra.gpid && b.id[3] == pa)
+				exit_g++;
+			else if (b.id[0] == pa && b.id[1] == me &&
+				 b.id[2] == pa && b.id[3] == me)
+				exit_a++;
+			else
+				other++;
+			break;
+		case PERF_RECORD_SWITCH_CPU_WIDE:
+			switch_a += t.pid == pa;
+			switch_g += t.pid == ra.gpid;
+			break;
+		case PERF_RECORD_CGROUP:
+			str = (const char *)(h + 1) + 8;
+			if (!strcmp(str, "/ptB/ptSbB"))
+				from_b++;
+			else if (!strcmp(str, "/ptA/ptSbA"))
+				cgrp_a++;
+			else
+				other++;
+			break;
+		default:
+			TH_LOG("record type %u", h->type);
+			other++;
+		}
+	}
+	TH_LOG("%d records: switches %d (child), %d (its child); exec maps %d",
+	       r.nr, switch_a, switch_g, map_g);
+	EXPECT_EQ(0, from_b);
+	EXPECT_EQ(0, stray);
+	EXPECT_EQ(0, other);
+	EXPECT_EQ(1, comm_a);
+	EXPECT_EQ(1, comm_exec);
+	EXPECT_EQ(1, map_a);
+	EXPECT_LE(1, map_g);
+	EXPECT_EQ(1, cgrp_a);
+	EXPECT_EQ(1, fork_a);
+	EXPECT_EQ(1, exit_g);
+	EXPECT_EQ(1, exit_a);
+	EXPECT_LE(1, switch_a);
+	EXPECT_LE(1, switch_g);
+	close(pfd[0]);
+	close(pfd[1]);
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(fd);
+}
+
 /* a counter of this task's switches, kernel included (root) */
 static int switch_counter(__u64 config)
 {
