@@ -292,6 +292,14 @@ u64 perf_event_read_value(struct perf_event *event, u64 *enabled,
 }
 EXPORT_SYMBOL_GPL(perf_event_read_value);
 
+/* @cpu as seen from @this: @this where @event's PMU reads the same there */
+static int perf_read_local_cpu(struct perf_event *event, int cpu, int this)
+{
+	if (cpu != this && perf_scope_shared(event->pmu, this, cpu))
+		return this;
+	return cpu;
+}
+
 /**
  * perf_event_read_local - read an event counting on this CPU, atomically
  * @event: the event
@@ -305,12 +313,15 @@ EXPORT_SYMBOL_GPL(perf_event_read_value);
  *
  * - an inherited event: -EOPNOTSUPP (its children are not readable here);
  * - a per-task event of another task than current: -EINVAL;
- * - a CPU-wide event of another CPU: -EINVAL;
+ * - a CPU-wide event of another CPU: -EINVAL, unless its PMU has a scope
+ *   (core, die, package...) that this CPU shares with that one;
  * - a pinned event that is not on this CPU now (it failed to schedule):
  *   -EBUSY.
  *
- * An event on the PMU of this CPU is read from the PMU first; any other
- * (switched out, multiplexed out, disabled) gives its last count.
+ * An event on the PMU of this CPU is read from the PMU first; so is one
+ * on a CPU of the same scope domain, whose counters are this CPU's too
+ * (BPF reads a package's RAPL event from any CPU of the package). Any
+ * other (switched out, multiplexed out, disabled) gives its last count.
  *
  * Return: 0 or the errno above.
  */
@@ -318,7 +329,7 @@ int perf_event_read_local(struct perf_event *event, u64 *value,
 			  u64 *enabled, u64 *running)
 {
 	unsigned long flags;
-	int cpu, err = 0;
+	int cpu, oncpu, err = 0;
 	u64 en, run;
 
 	if (event->attr.inherit)
@@ -326,19 +337,19 @@ int perf_event_read_local(struct perf_event *event, u64 *value,
 
 	local_irq_save(flags);
 	cpu = smp_processor_id();
+	oncpu = perf_read_local_cpu(event, READ_ONCE(event->oncpu), cpu);
 	if (event->attach_state & PERF_ATTACH_TASK) {
 		if (event->hw.target != current)
 			err = -EINVAL;
-	} else if (event->cpu != cpu) {
+	} else if (perf_read_local_cpu(event, event->cpu, cpu) != cpu) {
 		err = -EINVAL;
 	}
-	if (!err && event->attr.pinned && READ_ONCE(event->oncpu) != cpu)
+	if (!err && event->attr.pinned && oncpu != cpu)
 		err = -EBUSY;
 	if (err)
 		goto out;
 
-	if (READ_ONCE(event->oncpu) == cpu &&
-	    READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE)
+	if (oncpu == cpu && READ_ONCE(event->state) == PERF_EVENT_STATE_ACTIVE)
 		event->pmu->read(event);
 	*value = local64_read(&event->count);
 	if (enabled || running) {

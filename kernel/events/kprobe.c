@@ -37,6 +37,13 @@ static const struct attribute_group *perf_kprobe_attr_groups[] = {
 
 static struct pmu perf_kprobe_pmu;
 
+/* after the probe is gone, when no hit can be reading the filter */
+static void perf_kprobe_event_destroy(struct perf_event *event)
+{
+	perf_kprobe_destroy(event);
+	ftrace_profile_free_filter(event);
+}
+
 static int perf_kprobe_event_init(struct perf_event *event)
 {
 	int err;
@@ -55,7 +62,7 @@ static int perf_kprobe_event_init(struct perf_event *event)
 	if (err)
 		return err;
 	event->event_caps |= PERF_EV_CAP_SOFTWARE;
-	event->destroy = perf_kprobe_destroy;
+	event->destroy = perf_kprobe_event_destroy;
 	return 0;
 }
 

@@ -38,6 +38,27 @@ static const struct cpumask *perf_scope_domain(unsigned int scope, int cpu)
 	return NULL;
 }
 
+/**
+ * perf_scope_shared - do @cpu and @other share a domain of @pmu's scope?
+ * @pmu: the PMU
+ * @cpu: a CPU
+ * @other: another CPU
+ *
+ * The counters of a scoped PMU are the domain's, so any CPU of it reads
+ * them as well as the one an event is bound to. IRQs off or NMI: the
+ * topology masks are only read.
+ */
+bool perf_scope_shared(struct pmu *pmu, int cpu, int other)
+{
+	const struct cpumask *domain;
+
+	if (pmu->scope == PERF_PMU_SCOPE_NONE ||
+	    pmu->scope >= PERF_PMU_MAX_SCOPE || cpu < 0 || other < 0)
+		return false;
+	domain = perf_scope_domain(pmu->scope, other);
+	return domain && cpumask_test_cpu(cpu, domain);
+}
+
 /* sysfs cpumask of a scoped PMU: its designated CPUs */
 static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
 			    char *page)

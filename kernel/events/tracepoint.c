@@ -295,16 +295,21 @@ static struct pmu perf_tracepoint_pmu = {
 };
 
 /**
- * perf_tracepoint_set_filter - PERF_EVENT_IOC_SET_FILTER on a tracepoint
+ * perf_tracepoint_set_filter - PERF_EVENT_IOC_SET_FILTER on a tracing event
  * @event: the event
  * @arg: the filter string, in user memory
+ *
+ * Any event that perf_tp_hit() sees takes one: a tracepoint's, and the
+ * kprobe and uprobe PMUs', whose trace events have fields (the common
+ * ones, the probe's arguments) to filter on like any other (perf record
+ * -e probe:x --filter; 6.12 accepts all three).
  */
 int perf_tracepoint_set_filter(struct perf_event *event, void __user *arg)
 {
 	char *filter;
 	int err;
 
-	if (event->pmu != &perf_tracepoint_pmu)
+	if (event->pmu->add != perf_tp_add || !event->tp_event)
 		return -EINVAL;
 	filter = strndup_user(arg, PAGE_SIZE);
 	if (IS_ERR(filter))

@@ -40,6 +40,13 @@ static const struct attribute_group *perf_uprobe_attr_groups[] = {
 
 static struct pmu perf_uprobe_pmu;
 
+/* after the probe is gone, when no hit can be reading the filter */
+static void perf_uprobe_event_destroy(struct perf_event *event)
+{
+	perf_uprobe_destroy(event);
+	ftrace_profile_free_filter(event);
+}
+
 static int perf_uprobe_event_init(struct perf_event *event)
 {
 	unsigned long ref_ctr_offset;
@@ -59,7 +66,7 @@ static int perf_uprobe_event_init(struct perf_event *event)
 	if (err)
 		return err;
 	event->event_caps |= PERF_EV_CAP_SOFTWARE;
-	event->destroy = perf_uprobe_destroy;
+	event->destroy = perf_uprobe_event_destroy;
 	return 0;
 }
 

@@ -313,6 +313,12 @@ static int msr_event_init(struct perf_event *event)
 	if (!msr_ctr_present(cfg))
 		return -EINVAL;
 
+	/*
+	 * Free-running: no counter to compete for, so the event groups and
+	 * schedules as a software event does (a member of a hardware group,
+	 * or the leader of one), as 6.12's software-context msr PMU.
+	 */
+	event->event_caps |= PERF_EV_CAP_SOFTWARE;
 	event->hw.config = cfg;
 	event->hw.event_base = msr_ctrs[cfg].msr;
 	event->hw.config_base = msr_ctrs[cfg].width;
@@ -324,6 +330,7 @@ static int msr_event_init(struct perf_event *event)
 
 static struct x86_freerun_pmu msr_pmu = {
 	.pmu = {
+		.task_ctx_nr	= perf_sw_context,
 		.attr_groups	= msr_attr_groups,
 		.event_init	= msr_event_init,
 		.add		= x86_freerun_add,

@@ -12,6 +12,11 @@
  * "snap". The helper's documentation asks for it first thing; the two
  * helper calls before it branch only in the kernel, which the test's
  * user-only branch filter does not record.
+ *
+ * on_getpgid: a kprobe program on the getpgid system call; for the test's
+ * own process it reads each event of the perf event array "cpu0"
+ * (events bound to CPU 0) with bpf_perf_event_read_value() into "reads",
+ * with the CPU it ran on.
  */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
@@ -70,6 +75,48 @@ int on_getppid(void *ctx)
 	ret = bpf_get_branch_snapshot(s->e, sizeof(s->e), 0);
 	s->ret = ret;
 	s->runs++;
+	return 0;
+}
+
+#define CPU0_EVENTS	2
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(int));
+	__uint(value_size, sizeof(int));
+	__uint(max_entries, CPU0_EVENTS);
+} cpu0 SEC(".maps");
+
+struct reads {
+	__u32 pid;		/* set by the test: the process to read for */
+	__u32 runs;
+	__u32 cpu;		/* where the program last ran */
+	__u32 pad;
+	__s64 ret[CPU0_EVENTS];
+	struct bpf_perf_event_value v[CPU0_EVENTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct reads);
+} reads SEC(".maps");
+
+SEC("kprobe")
+int on_getpgid(void *ctx)
+{
+	__u32 key = 0;
+	struct reads *r = bpf_map_lookup_elem(&reads, &key);
+
+	if (!r || r->pid != bpf_get_current_pid_tgid() >> 32)
+		return 0;
+	r->cpu = bpf_get_smp_processor_id();
+	r->ret[0] = bpf_perf_event_read_value(&cpu0, 0, &r->v[0],
+					      sizeof(r->v[0]));
+	r->ret[1] = bpf_perf_event_read_value(&cpu0, 1, &r->v[1],
+					      sizeof(r->v[1]));
+	r->runs++;
 	return 0;
 }
 

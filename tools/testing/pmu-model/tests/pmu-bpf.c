@@ -17,12 +17,22 @@
  *    chain of 8 jumps: the snapshot holds the whole stack
  *    (caps/branches entries), newest first the 8 jumps, then the loop's
  *    jnz. Without such an event, the whole stack as it was left.
+ * 3. on_getpgid, a kprobe program on getpgid, reads events bound to CPU
+ *    0 from a perf event array (bpf_perf_event_read_value(), that is
+ *    perf_event_read_local()) while the task runs on CPU 1: the power
+ *    PMU's energy-pkg, whose counter is the package's (the PMU's scope),
+ *    reads as on CPU 0 when CPU 1 is in CPU 0's package and die, as in
+ *    6.12, and is EINVAL from another package (the harness boots one
+ *    CPU per socket: the same-package case is bpf_perf's, on a
+ *    system-wide test PMU); cpu-clock, a CPU's own, is EINVAL. On CPU 0
+ *    both read.
  *
  * Root. Exit 0 on success, 1 on a failed check, 4 when the CPU has no
  * branch stack for part 2 (never on the model).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +107,18 @@ extern char bj0[], bj1[], bj2[], bj3[], bj4[], bj5[], bj6[], bj7[];
 extern char bt0[], bt1[], bt2[], bt3[], bt4[], bt5[], bt6[], bt7[];
 extern void count_loop_call(long n) asm("count_loop");
 extern void snap_run_call(void) asm("snap_run");
+
+/* must match pmu-bpf.bpf.c */
+#define CPU0_EVENTS	2
+
+struct reads {
+	uint32_t pid;
+	uint32_t runs;
+	uint32_t cpu;
+	uint32_t pad;
+	int64_t ret[CPU0_EVENTS];
+	struct bpf_perf_event_value v[CPU0_EVENTS];
+};
 
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -279,6 +301,128 @@ out:
 	bpf_link__destroy(link);
 }
 
+static int power_type(void)
+{
+	FILE *fp = fopen("/sys/bus/event_source/devices/power/type", "r");
+	int type = -1;
+
+	if (fp) {
+		if (fscanf(fp, "%d", &type) != 1)
+			type = -1;
+		fclose(fp);
+	}
+	return type;
+}
+
+/* a counting event bound to CPU 0 */
+static int open_cpu0(uint32_t type, uint64_t config)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	return syscall(SYS_perf_event_open, &attr, -1, 0, -1, 0);
+}
+
+static int topo_id(int cpu, const char *what)
+{
+	char path[128];
+	FILE *fp;
+	int id = -1;
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, what);
+	fp = fopen(path, "r");
+	if (fp) {
+		if (fscanf(fp, "%d", &id) != 1)
+			id = -1;
+		fclose(fp);
+	}
+	return id;
+}
+
+/* on_getpgid's reads of the "cpu0" events from @cpu */
+static int read_from(int map, int cpu, struct reads *r)
+{
+	uint32_t key = 0;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -1;
+	memset(r, 0, sizeof(*r));
+	r->pid = getpid();
+	if (bpf_map_update_elem(map, &key, r, BPF_ANY))
+		return -1;
+	syscall(SYS_getpgid, 0);
+	return bpf_map_lookup_elem(map, &key, r);
+}
+
+static void part_read_other_cpu(struct bpf_object *obj)
+{
+	int type = power_type(), pkg = -1, clk = -1, arr, map, key, same;
+	struct bpf_program *prog;
+	struct bpf_link *link;
+	struct reads r;
+	char buf[200];
+
+	prog = bpf_object__find_program_by_name(obj, "on_getpgid");
+	link = prog ? bpf_program__attach_kprobe(prog, false,
+						 "__x64_sys_getpgid") : NULL;
+	check(link != NULL, "on_getpgid attaches to __x64_sys_getpgid (libbpf)");
+	arr = bpf_object__find_map_fd_by_name(obj, "cpu0");
+	map = bpf_object__find_map_fd_by_name(obj, "reads");
+	check(type > 0, "the power PMU is registered");
+	if (!link || arr < 0 || map < 0 || type <= 0)
+		goto out;
+	pkg = open_cpu0(type, 2);
+	clk = open_cpu0(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	check(pkg >= 0 && clk >= 0, "energy-pkg and cpu-clock open on CPU 0");
+	if (pkg < 0 || clk < 0)
+		goto out;
+	key = 0;
+	check(!bpf_map_update_elem(arr, &key, &pkg, BPF_ANY),
+	      "energy-pkg into the perf event array");
+	key = 1;
+	check(!bpf_map_update_elem(arr, &key, &clk, BPF_ANY),
+	      "cpu-clock into the perf event array");
+	/* some energy and time to read */
+	count_loop_call(LOOPS);
+
+	same = topo_id(0, "physical_package_id") ==
+	       topo_id(1, "physical_package_id") &&
+	       topo_id(0, "die_id") == topo_id(1, "die_id");
+	check(!read_from(map, 1, &r) && r.runs == 1 && r.cpu == 1,
+	      "the program ran once, on CPU 1");
+	snprintf(buf, sizeof(buf),
+		 "energy-pkg of CPU 0 read on CPU 1 (%s package): %lld, count %llu enabled %llu running %llu",
+		 same ? "the same" : "another", (long long)r.ret[0],
+		 (unsigned long long)r.v[0].counter,
+		 (unsigned long long)r.v[0].enabled,
+		 (unsigned long long)r.v[0].running);
+	if (same)
+		check(r.ret[0] == 0 && r.v[0].counter > 0 &&
+		      r.v[0].enabled > 0 && r.v[0].running > 0, buf);
+	else
+		check(r.ret[0] == -EINVAL, buf);
+	check_val(r.ret[1] == -EINVAL, "cpu-clock of CPU 0 read on CPU 1",
+		  r.ret[1], -EINVAL);
+
+	check(!read_from(map, 0, &r) && r.runs == 1 && r.cpu == 0,
+	      "the program ran once, on CPU 0");
+	check_val(r.ret[0] == 0, "energy-pkg read on CPU 0", r.ret[0], 0);
+	check_val(r.ret[1] == 0, "cpu-clock read on CPU 0", r.ret[1], 0);
+out:
+	if (pkg >= 0)
+		close(pkg);
+	if (clk >= 0)
+		close(clk);
+	bpf_link__destroy(link);
+}
+
 int main(void)
 {
 	struct bpf_object *obj;
@@ -303,6 +447,10 @@ int main(void)
 		part_snapshot(obj);
 	else
 		printf("# no branch stack: snapshot part not run\n");
+	if (sysconf(_SC_NPROCESSORS_ONLN) >= 2)
+		part_read_other_cpu(obj);
+	else
+		printf("# one CPU: the read from another CPU not run\n");
 	bpf_object__close(obj);
 	return fails ? 1 : 0;
 }

@@ -6,6 +6,15 @@
  * counter writes.  Intel (Skylake-PMU) or AMD (EPYC-PMU), as CPUID says.
  * Only writes that must fault, and writes to the last counter while no
  * perf event uses it (restored), so the kernel's PMU state is left alone.
+ *
+ * Then the msr PMU (/sys/bus/event_source/devices/msr, whose tsc event
+ * every x86 CPU has): its events are software-context events, as in
+ * 6.12, since the counters are free-running and never short. So an
+ * msr/tsc/ event is a member of a group led by cycles, or leads a group
+ * with a cycles member (both open and count), and while more hardware
+ * events than counters multiplex, an msr/tsc/ event of the same task
+ * runs the whole time it is enabled.
+ *
  * Exit 0 on success, 1 on a failed check, 4 (skip) without the msr device.
  */
 #define _GNU_SOURCE
@@ -16,7 +25,15 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
 #include "pmu-check.h"
+
+#define MSR_TYPE	"/sys/bus/event_source/devices/msr/type"
+#define MSR_TSC		0	/* msr/tsc/: event=0x00 */
+#define NHW		8	/* more than either model's general counters */
+#define LOOPS		20000000L
 
 static int fd;
 
@@ -241,6 +258,147 @@ static void amd(void)
 	}
 }
 
+static void spin(long n)
+{
+	asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+}
+
+static int msr_type(void)
+{
+	FILE *fp = fopen(MSR_TYPE, "r");
+	int type = -1;
+
+	if (fp) {
+		if (fscanf(fp, "%d", &type) != 1)
+			type = -1;
+		fclose(fp);
+	}
+	return type;
+}
+
+/* a counting event on this task, disabled unless a group member */
+static int open_ev(uint32_t type, uint64_t config, int group, uint64_t fmt)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.disabled = group < 0;
+	attr.read_format = fmt;
+	return syscall(SYS_perf_event_open, &attr, 0, -1, group, 0);
+}
+
+/*
+ * A group of @lt/@lc with a member @mt/@mc: both open, and over a loop
+ * both count, as one group (same times).
+ */
+static void group_of(uint32_t lt, uint64_t lc, uint32_t mt, uint64_t mc,
+		     const char *name)
+{
+	uint64_t fmt = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+		       PERF_FORMAT_TOTAL_TIME_RUNNING;
+	struct { uint64_t nr, enabled, running, v[2]; } r;
+	int leader, member;
+	char what[160];
+
+	leader = open_ev(lt, lc, -1, fmt);
+	snprintf(what, sizeof(what), "%s: the leader opens", name);
+	check(leader >= 0, what);
+	if (leader < 0)
+		return;
+	member = open_ev(mt, mc, leader, fmt);
+	snprintf(what, sizeof(what), "%s: the member opens (%s)", name,
+		 member >= 0 ? "ok" : strerror(errno));
+	check(member >= 0, what);
+	if (member >= 0) {
+		memset(&r, 0, sizeof(r));
+		ioctl(leader, PERF_EVENT_IOC_ENABLE, 0);
+		spin(LOOPS / 10);
+		ioctl(leader, PERF_EVENT_IOC_DISABLE, 0);
+		snprintf(what, sizeof(what), "%s: read the group", name);
+		check(read(leader, &r, sizeof(r)) == sizeof(r) && r.nr == 2,
+		      what);
+		printf("# %s: %llu %llu enabled %llu running %llu\n", name,
+		       (unsigned long long)r.v[0], (unsigned long long)r.v[1],
+		       (unsigned long long)r.enabled,
+		       (unsigned long long)r.running);
+		snprintf(what, sizeof(what), "%s: both count", name);
+		check(r.v[0] > 0 && r.v[1] > 0 && r.running > 0, what);
+		close(member);
+	}
+	close(leader);
+}
+
+/*
+ * NHW branch events (general counters only), each its own group, and an
+ * msr/tsc/ event: the branch events multiplex, the tsc event runs all
+ * the time it is enabled.
+ */
+static void tsc_not_multiplexed(int type)
+{
+	uint64_t fmt = PERF_FORMAT_TOTAL_TIME_ENABLED |
+		       PERF_FORMAT_TOTAL_TIME_RUNNING;
+	struct { uint64_t v, enabled, running; } r, hw;
+	int fd[NHW], tsc, i, short_run = 0;
+	char what[160];
+
+	for (i = 0; i < NHW; i++) {
+		fd[i] = open_ev(PERF_TYPE_HARDWARE,
+				PERF_COUNT_HW_BRANCH_INSTRUCTIONS, -1, fmt);
+		if (fd[i] < 0) {
+			check(0, "a branch-instructions event opens");
+			while (i--)
+				close(fd[i]);
+			return;
+		}
+	}
+	tsc = open_ev(type, MSR_TSC, -1, fmt);
+	check(tsc >= 0, "msr/tsc/ opens beside them");
+	for (i = 0; i < NHW; i++)
+		ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
+	if (tsc >= 0)
+		ioctl(tsc, PERF_EVENT_IOC_ENABLE, 0);
+	spin(LOOPS);
+	/* read while enabled: a disable would free a counter */
+	for (i = 0; i < NHW; i++) {
+		if (read(fd[i], &hw, sizeof(hw)) != sizeof(hw))
+			continue;
+		short_run += hw.running < hw.enabled;
+	}
+	check_val(short_run > 0, "branch events that ran less than enabled",
+		  short_run, NHW);
+	if (tsc >= 0) {
+		memset(&r, 0, sizeof(r));
+		check(read(tsc, &r, sizeof(r)) == sizeof(r), "read msr/tsc/");
+		snprintf(what, sizeof(what),
+			 "msr/tsc/ count %llu: running %llu == enabled %llu",
+			 (unsigned long long)r.v,
+			 (unsigned long long)r.running,
+			 (unsigned long long)r.enabled);
+		check(r.v > 0 && r.enabled > 0 && r.running == r.enabled,
+		      what);
+		close(tsc);
+	}
+	for (i = 0; i < NHW; i++)
+		close(fd[i]);
+}
+
+static void msr_pmu(void)
+{
+	int type = msr_type();
+
+	check(type > 0, "the msr PMU is registered (" MSR_TYPE ")");
+	if (type <= 0)
+		return;
+	group_of(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, type, MSR_TSC,
+		 "cycles leader, msr/tsc/ member");
+	group_of(type, MSR_TSC, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+		 "msr/tsc/ leader, cycles member");
+	tsc_not_multiplexed(type);
+}
+
 int main(void)
 {
 	unsigned int a, b, c, d;
@@ -264,5 +422,7 @@ int main(void)
 		amd();
 	else
 		check(0, "a known vendor");
+	close(fd);
+	msr_pmu();
 	return fails ? 1 : 0;
 }

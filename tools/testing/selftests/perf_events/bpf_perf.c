@@ -1138,6 +1138,80 @@ TEST_F(bpf, perf_event_read_errnos)
 	close(array);
 }
 
+#define TEST_PMU_KO	"/tests/modules/perf_test_pmu.ko"
+#define TEST_PMU_DEV	"/sys/bus/event_source/devices/"
+
+/* the test module's PMU @name (device_pmu.c): its type, or -1 */
+static int test_pmu_type(const char *name)
+{
+	char path[128];
+	long long type;
+	int fd;
+
+	fd = open(TEST_PMU_KO, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	snprintf(path, sizeof(path), TEST_PMU_DEV "%s/type", name);
+	return pt_read_int_file(path, &type) ? -1 : (int)type;
+}
+
+/* the test PMU's "cpu" event (config 1: reads as 1 + the reading CPU) */
+static int open_test_pmu(int type, int cpu)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = 1;
+	return sys_perf_event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * An event of a scoped PMU bound to another CPU of this CPU's domain
+ * reads here (the counter is the domain's), as in 6.12: BPF reads a
+ * package's RAPL event from any CPU of the package that way. The test
+ * module's system-wide PMU: its event on CPU 1 reads on CPU 0 as CPU 0's
+ * count, 1; the module's PMU without a scope is EINVAL there.
+ */
+TEST_F(bpf, perf_event_read_of_a_scoped_event_of_another_cpu)
+{
+	int array, sys, mig, fd;
+
+	if (pt_nr_cpus() < 2)
+		SKIP(return, "one CPU");
+	sys = test_pmu_type("perf_test_sys");
+	mig = test_pmu_type("perf_test_mig");
+	if (sys < 0 || mig < 0)
+		SKIP(return, "no test module (" TEST_PMU_KO ")");
+	array = map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 2);
+	ASSERT_LE(0, array);
+	ASSERT_EQ(0, pt_pin_cpu(0, 0));
+
+	fd = open_test_pmu(sys, 1);
+	ASSERT_LE(0, fd) TH_LOG("perf_test_sys on CPU 1: %s", strerror(errno));
+	ASSERT_EQ(0, map_update(array, 0, &fd));
+	EXPECT_EQ(0, read_through_bpf(self->counts, array, 0));
+	EXPECT_EQ(1, slot(self->counts, 1));
+	EXPECT_LT(0, slot(self->counts, 2));
+	EXPECT_EQ(slot(self->counts, 2), slot(self->counts, 3));
+	EXPECT_EQ(1, slot(self->counts, 4));
+	close(fd);
+
+	fd = open_test_pmu(mig, 1);
+	ASSERT_LE(0, fd) TH_LOG("perf_test_mig on CPU 1: %s", strerror(errno));
+	ASSERT_EQ(0, map_update(array, 1, &fd));
+	EXPECT_EQ(-EINVAL, read_through_bpf(self->counts, array, 1));
+	close(fd);
+	close(array);
+	syscall(SYS_delete_module, "perf_test_pmu", O_NONBLOCK);
+}
+
 /* ---- stacks ---------------------------------------------------------- */
 
 /*

@@ -210,6 +210,126 @@ TEST_F(kp, bad_probes_are_refused)
 	EXPECT_EQ(EFAULT, errno);
 }
 
+/*
+ * The parent and a child it forks, both on @cpu, make @mine and @theirs
+ * getppid calls while @fd is enabled; @fd's count then. @set_filter
+ * gets the child's pid before the calls.
+ */
+static long long count_two_pids(int fd, int cpu, int mine, int theirs,
+				int (*set_filter)(int fd, pid_t child))
+{
+	int go[2], i;
+	pid_t pid;
+	char c;
+
+	if (pt_pin_cpu(0, cpu) || pipe(go))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		for (i = 0; i < theirs; i++)
+			syscall(SYS_getppid);
+		_exit(0);
+	}
+	close(go[0]);
+	if (set_filter(fd, pid) || pt_ioctl(fd, PERF_EVENT_IOC_ENABLE)) {
+		kill(pid, SIGKILL);
+		pt_wait_exit(pid);
+		return -1;
+	}
+	for (i = 0; i < mine; i++)
+		syscall(SYS_getppid);
+	if (write(go[1], "g", 1) != 1 || pt_wait_exit(pid))
+		return -1;
+	close(go[1]);
+	if (pt_ioctl(fd, PERF_EVENT_IOC_DISABLE))
+		return -1;
+	return pt_read1(fd);
+}
+
+static int filter_pid(int fd, pid_t pid)
+{
+	char f[64];
+
+	snprintf(f, sizeof(f), "common_pid == %d", (int)pid);
+	return ioctl(fd, PERF_EVENT_IOC_SET_FILTER, f);
+}
+
+/*
+ * PERF_EVENT_IOC_SET_FILTER takes an ftrace filter on a kprobe PMU event,
+ * as on a tracepoint (perf record -e probe:x --filter): here on the
+ * common fields every trace event has. A CPU-wide event on one CPU with
+ * "common_pid == child" counts only the child's hits there, not its
+ * parent's; the same on a kretprobe.
+ */
+TEST_F(kp, set_filter_on_common_pid)
+{
+	struct perf_event_attr attr;
+	int cpu = pt_nth_cpu(0), ret, fd;
+
+	if (geteuid())
+		SKIP(return, "root only");
+	ASSERT_LE(0, cpu);
+	for (ret = 0; ret <= 1; ret++) {
+		kp_attr(&attr, self->type, ret, FUNC, 0);
+		fd = sys_perf_event_open(&attr, -1, cpu, -1, 0);
+		ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+		EXPECT_EQ(3, count_two_pids(fd, cpu, 5, 3, filter_pid))
+			TH_LOG("%s: the child's 3 calls, not the parent's 5",
+			       ret ? "kretprobe" : "kprobe");
+		close(fd);
+	}
+}
+
+/* a filter for no pid of the test's: no hit counts (per-task event) */
+TEST_F(kp, set_filter_excludes_other_pids)
+{
+	struct perf_event_attr attr;
+	char f[64];
+	int fd;
+
+	if (geteuid())
+		SKIP(return, "root only");
+	kp_attr(&attr, self->type, 0, FUNC, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	snprintf(f, sizeof(f), "common_pid != %d", (int)getpid());
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_SET_FILTER, f))
+		TH_LOG("SET_FILTER: %s", strerror(errno));
+	EXPECT_EQ(0, count_getppid(fd, 4));
+	close(fd);
+}
+
+/*
+ * Filter text the ftrace parser refuses is EINVAL, and a second filter on
+ * an event that has one EEXIST, as on a tracepoint.
+ */
+TEST_F(kp, set_filter_errors)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	if (geteuid())
+		SKIP(return, "root only");
+	kp_attr(&attr, self->type, 0, FUNC, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	EXPECT_EQ(-1, ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "no_such_field == 1"));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "common_pid =="));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "common_pid > 0"))
+		TH_LOG("SET_FILTER: %s", strerror(errno));
+	EXPECT_EQ(-1, ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "common_pid > 1"));
+	EXPECT_EQ(EEXIST, errno);
+	EXPECT_EQ(2, count_getppid(fd, 2));
+	close(fd);
+}
+
 TEST_F(kp, unprivileged_gets_eacces)
 {
 	struct perf_event_attr attr;

@@ -494,6 +494,143 @@ TEST_F(up, sdt_semaphore_counts_the_probe)
 	EXPECT_EQ(0, sdt_semaphore);
 }
 
+/* a private copy of this binary (another inode), for mappings of its own */
+static int copy_exe(const char *to)
+{
+	char buf[65536];
+	int in, out;
+	ssize_t n;
+
+	in = open(exe_path, O_RDONLY);
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			n = -1;
+	close(in);
+	close(out);
+	return n < 0 ? -1 : 0;
+}
+
+/* @len bytes of @path at file offset @off's page, mapped private */
+static void *map_file_page(const char *path, long long off, int prot)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return MAP_FAILED;
+	p = mmap(NULL, page, prot, MAP_PRIVATE, fd, off & ~(page - 1));
+	close(fd);
+	return p == MAP_FAILED ? p : (char *)p + (off & (page - 1));
+}
+
+static void unmap_file_page(void *p)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	munmap((void *)((unsigned long)p & ~(page - 1)), page);
+}
+
+/*
+ * A writable private mapping of the probed file holds the program's
+ * data: 6.12 never writes a breakpoint there, nor (at unregister) the
+ * original instruction over what the program wrote. The text mapping
+ * of the same mm is probed and counts.
+ */
+TEST_F(up, writable_private_mapping_is_not_probed)
+{
+	long long off = file_offset_of(probed_c);
+	unsigned char orig, *written, *untouched;
+	int fd, efd;
+
+	ROOT_ONLY();
+	ASSERT_LT(0, off);
+	fd = open(exe_path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, pread(fd, &orig, 1, off));
+	close(fd);
+	ASSERT_NE(0x5a, orig);
+	written = map_file_page(exe_path, off, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, written);
+	untouched = map_file_page(exe_path, off, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, untouched);
+	*written = 0x5a;
+
+	efd = open_probe(self->type, 0, probed_c);
+	ASSERT_LE(0, efd) TH_LOG("uprobe on probed_c: %s", strerror(errno));
+	EXPECT_EQ(0x5a, *written);
+	EXPECT_EQ(orig, *untouched);
+	ASSERT_EQ(0, enable(efd));
+	probed_c(1);
+	probed_c(2);
+	EXPECT_EQ(2, pt_read1(efd));
+	/* written after the probe went in: still the program's own */
+	*written = 0x5b;
+	close(efd);
+	EXPECT_EQ(0x5b, *written);
+	EXPECT_EQ(orig, *untouched);
+	unmap_file_page(written);
+	unmap_file_page(untouched);
+}
+
+/*
+ * An SDT semaphore increment waiting for its data mapping belongs to the
+ * mm it was made for: a child forked before the mapping appears maps the
+ * semaphore as the file has it, as in 6.12. The parent's increment lands
+ * when its own mapping appears and goes at unregister.
+ */
+TEST_F(up, sdt_pending_increment_is_not_forked)
+{
+	static const char copy[] = "/tmp/uprobe-sdt-copy";
+	long long sem = file_offset_of((void *)&sdt_semaphore);
+	long long off = file_offset_of(probed_c);
+	struct perf_event_attr attr;
+	volatile unsigned short *mine;
+	void *text;
+	int fd, status;
+	pid_t pid;
+
+	ROOT_ONLY();
+	ASSERT_LT(0, sem);
+	ASSERT_LT(0, off);
+	ASSERT_EQ(0, copy_exe(copy));
+	/* the copy's text only: its semaphore has no mapping here yet */
+	text = map_file_page(copy, off, PROT_READ | PROT_EXEC);
+	ASSERT_NE(MAP_FAILED, text);
+	up_attr(&attr, self->type, (__u64)sem << 32, copy, off);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	EXPECT_EQ(0xcc, *(unsigned char *)text);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		volatile unsigned short *s;
+
+		s = map_file_page(copy, sem, PROT_READ | PROT_WRITE);
+		_exit(s == MAP_FAILED ? 100 : *s);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	mine = map_file_page(copy, sem, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, mine);
+	EXPECT_EQ(1, *mine);
+	close(fd);
+	EXPECT_EQ(0, *mine);
+	unmap_file_page((void *)mine);
+	unmap_file_page(text);
+	unlink(copy);
+}
+
 /*
  * A program exec'd with the probe already wanted in it: the breakpoint
  * goes in when its text is mapped, before its data, so the semaphore is
@@ -842,6 +979,103 @@ TEST_F(up, tracefs_uprobe_event_fetching_user_memory)
 	close(fd);
 	EXPECT_EQ(0, pt_write_file(TRACEFS "/uprobe_events",
 				   "-:uprobe_test/probed_c_ret\n"));
+}
+
+/*
+ * The parent and a child it forks, both on @cpu, make @mine and @theirs
+ * calls of probed_c while @fd is enabled, with "common_pid == child" set
+ * on @fd first; @fd's count then, or -1.
+ */
+static long long count_filtered_child(int fd, int cpu, int mine, int theirs)
+{
+	char f[64], c;
+	int go[2], i;
+	pid_t pid;
+
+	if (pt_pin_cpu(0, cpu) || pipe(go))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		for (i = 0; i < theirs; i++)
+			probed_c(i);
+		_exit(0);
+	}
+	close(go[0]);
+	snprintf(f, sizeof(f), "common_pid == %d", (int)pid);
+	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, f) || enable(fd)) {
+		kill(pid, SIGKILL);
+		pt_wait_exit(pid);
+		return -1;
+	}
+	for (i = 0; i < mine; i++)
+		probed_c(i);
+	if (write(go[1], "g", 1) != 1 || pt_wait_exit(pid))
+		return -1;
+	close(go[1]);
+	if (disable(fd))
+		return -1;
+	return pt_read1(fd);
+}
+
+/*
+ * PERF_EVENT_IOC_SET_FILTER takes an ftrace filter on a uprobe PMU event,
+ * as on a tracepoint (perf record -e probe_x:y --filter): a CPU-wide
+ * uprobe (and uretprobe) on one CPU with "common_pid == child" counts the
+ * child's calls there, not its parent's, though both run the same text.
+ */
+TEST_F(up, set_filter_on_common_pid)
+{
+	long long off = file_offset_of(probed_c);
+	struct perf_event_attr attr;
+	int cpu = pt_nth_cpu(0), ret, fd;
+
+	ROOT_ONLY();
+	ASSERT_LE(0, cpu);
+	ASSERT_LT(0, off);
+	for (ret = 0; ret <= 1; ret++) {
+		up_attr(&attr, self->type, ret, exe_path, off);
+		fd = sys_perf_event_open(&attr, -1, cpu, -1,
+					 PERF_FLAG_FD_CLOEXEC);
+		ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+		EXPECT_EQ(3, count_filtered_child(fd, cpu, 5, 3))
+			TH_LOG("%s: the child's 3 calls, not the parent's 5",
+			       ret ? "uretprobe" : "uprobe");
+		close(fd);
+	}
+}
+
+/*
+ * Filter text the ftrace parser refuses is EINVAL, a second filter
+ * EEXIST; a filter that this task fails counts none of its calls.
+ */
+TEST_F(up, set_filter_errors_and_exclusion)
+{
+	char f[64];
+	int fd;
+
+	ROOT_ONLY();
+	fd = open_probe(self->type, 0, probed_c);
+	ASSERT_LE(0, fd) TH_LOG("uprobe on probed_c: %s", strerror(errno));
+	EXPECT_EQ(-1, ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "no_such_field == 1"));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "common_pid =="));
+	EXPECT_EQ(EINVAL, errno);
+	snprintf(f, sizeof(f), "common_pid != %d", (int)getpid());
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_SET_FILTER, f))
+		TH_LOG("SET_FILTER: %s", strerror(errno));
+	EXPECT_EQ(-1, ioctl(fd, PERF_EVENT_IOC_SET_FILTER, "common_pid > 0"));
+	EXPECT_EQ(EEXIST, errno);
+	ASSERT_EQ(0, enable(fd));
+	probed_c(1);
+	probed_c(2);
+	ASSERT_EQ(0, disable(fd));
+	EXPECT_EQ(0, pt_read1(fd));
+	close(fd);
 }
 
 TEST_F(up, unprivileged_gets_eacces)
