@@ -279,8 +279,9 @@ endif
 			> $(B)/logs/pmu-ours.result
 
 # ---- fuzzing and the differential check (outside make test) -------------
-# make fuzz [FUZZ_MIN=30] [FUZZ_SEED=n] [SMP=4]: trinity and perf_fuzz on
-# the fuzz kernel (test checkers + kmemleak); see scripts/fuzz.sh.
+# make fuzz [FUZZ_MIN=30] [FUZZ_SEED=n] [SMP=4] [FUZZ_CPU=Skylake-PMU]:
+# trinity and perf_fuzz on the fuzz kernel (test checkers + kmemleak),
+# with FUZZ_CPU on the TCG PMU model; see scripts/fuzz.sh.
 # make diff [DIFF_SEEDS="1 2 3"] [DIFF_N=3000]: the same random attrs on
 # our test kernel and the stock one; see scripts/perf-diff.sh.
 FUZZ_FRAGS := $(C)/base.config $(C)/test.config $(C)/fuzz.config
@@ -289,12 +290,13 @@ FUZZ_SMP   ?= 4
 fuzz-kernel: deps
 	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh ours $(B)/obj-fuzz $(FUZZ_FRAGS) -- bzImage
 
-fuzz: fuzz-kernel ptests runas
+fuzz: fuzz-kernel ptests runas $(if $(FUZZ_CPU),pmu-qemu)
 	@dpkg -s trinity >/dev/null 2>&1 || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq trinity; }
 	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-fuzzbase.cpio.gz \
 		-t $(PTEST_DIR)/tools.list:$(PTEST_OUT) -x /usr/bin/trinity
-	@SMP=$(FUZZ_SMP) $(S)/fuzz.sh $(B)/obj-fuzz/$(BZ) $(B)/initramfs-fuzzbase.cpio.gz
+	@SMP=$(FUZZ_SMP) FUZZ_CPU=$(FUZZ_CPU) $(S)/fuzz.sh $(B)/obj-fuzz/$(BZ) \
+		$(B)/initramfs-fuzzbase.cpio.gz
 
 # ---- Debian's own config (outside make test: hours on 2 cores) --------
 distro: deps initramfs

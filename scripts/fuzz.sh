@@ -14,6 +14,12 @@
 #     mostly valid random events and operations on them, half the
 #     workers unprivileged, with CPU hotplug churn, seeds FUZZ_SEED..+7.
 # Then 100k open/mmap/munmap/close cycles and a kmemleak scan.
+# FUZZ_CPU=Skylake-PMU|Icelake-PMU|EPYC-PMU|Icelake-PMU,arch-lbr=on,...
+# boots on the TCG PMU model (build/pmu-qemu, make pmu-qemu) with that
+# CPU, without icount (the model counts under MTTCG too, not
+# deterministically), so that the hardware PMUs' drivers (counters,
+# PEBS, LBR, IBS, uncore, RAPL, cstate, msr) are there for perf_fuzz,
+# which picks every PMU it finds in sysfs.
 # Fails (exit 1) on any kernel report on the console, a kmemleak report,
 # a fuzzer that did not finish, or a guest that hung or died; prints the
 # seeds, the counts and the first report.
@@ -26,12 +32,24 @@ FUZZ_MIN=${FUZZ_MIN:-30}
 FUZZ_SEED=${FUZZ_SEED:-$(date +%s)}
 SMP=${SMP:-4}
 secs=$(( FUZZ_MIN * 60 ))
-log=$B/logs/fuzz-smp$SMP.log
-initrd=$B/initramfs-fuzz.cpio.gz
+FUZZ_CPU=${FUZZ_CPU:-}
+tag=${FUZZ_CPU:+-$(echo "$FUZZ_CPU" | tr -c 'A-Za-z0-9\n' - | tr A-Z a-z)}
+log=$B/logs/fuzz$tag-smp$SMP.log
+model=()
+if [ -n "$FUZZ_CPU" ]; then
+	model=(CPU="$FUZZ_CPU" QEMU="$B/pmu-qemu/qemu-system-x86_64"
+	       QEMU_NODEFAULTS=1
+	       QEMU_EXTRA="-L /usr/share/seabios -L /usr/share/qemu")
+	[ -x "$B/pmu-qemu/qemu-system-x86_64" ] ||
+		{ echo "fuzz.sh: no build/pmu-qemu (make pmu-qemu)" >&2; exit 1; }
+fi
+initrd=$B/initramfs-fuzz$$.cpio.gz
+trap 'rm -f "$initrd" "${initrd%.cpio.gz}.list"' EXIT
 mkdir -p "$B/logs"
 
 cmd="cd /tmp
-echo @@FUZZ seed=$FUZZ_SEED minutes=$FUZZ_MIN cpus=\$(grep -c ^processor /proc/cpuinfo)
+echo @@FUZZ seed=$FUZZ_SEED minutes=$FUZZ_MIN cpus=\$(grep -c ^processor /proc/cpuinfo) model=${FUZZ_CPU:-none}
+echo @@FUZZ-PMUS \$(ls /sys/bus/event_source/devices | tr '\\n' ' ')
 echo 1 > /proc/sys/kernel/panic_on_warn 2>/dev/null || true
 chmod 777 /tmp
 runas 1000 1000 timeout -s INT $secs trinity -q -l off -C 2 -s $FUZZ_SEED \
@@ -62,13 +80,13 @@ echo @@FUZZ-END"
 "$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -b "$base" -c "$cmd"
 
 start=$(date +%s)
-SMP=$SMP QUIET=1 QEMU_TIMEOUT=$(( secs + 900 )) APPEND="${APPEND:-}" \
-	"$ROOT/scripts/boot.sh" "$kernel" "$initrd" cmd > "$log" 2>&1 || true
-echo "  FUZZ    seed $FUZZ_SEED, $FUZZ_MIN min at smp $SMP, $(( $(date +%s) - start ))s; log $log"
+env ${model[@]+"${model[@]}"} SMP=$SMP QUIET=1 QEMU_TIMEOUT=$(( secs + 900 )) \
+	APPEND="${APPEND:-}" "$ROOT/scripts/boot.sh" "$kernel" "$initrd" cmd > "$log" 2>&1 || true
+echo "  FUZZ    seed $FUZZ_SEED, $FUZZ_MIN min at smp $SMP${FUZZ_CPU:+ on $FUZZ_CPU}, $(( $(date +%s) - start ))s; log $log"
 
 REPORT_RE='WARNING:|BUG:|kernel BUG at|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|rcu_sched self-detected stall|rcu: INFO|soft lockup|hard LOCKUP|Oops|general protection fault|refcount_t:|list_add corruption|list_del corruption|UBSAN|sleeping function called from invalid context|blocked for more than|Kernel panic'
 fail=0
-grep -a -E '@@FUZZ|worker seed|hotplug:|cycles:' "$log" || true
+grep -a -E '@@FUZZ|worker seed|hotplug:|cycles:|opened' "$log" || true
 if grep -a -E "$REPORT_RE" "$log" | grep -v 'RCU lockdep checking is enabled' > /dev/null; then
 	echo "FAIL fuzz: kernel report (seed $FUZZ_SEED):"
 	grep -a -E -m1 -A30 "$REPORT_RE" "$log" | grep -v 'RCU lockdep checking'
@@ -81,5 +99,5 @@ if grep -a -q -E '@@FUZZ-KMEMLEAK leaks=[1-9]' "$log"; then
 	echo "FAIL fuzz: kmemleak reports leaks"
 	fail=1
 fi
-[ $fail = 0 ] && echo "PASS fuzz: seed $FUZZ_SEED, $FUZZ_MIN min, smp $SMP"
+[ $fail = 0 ] && echo "PASS fuzz: seed $FUZZ_SEED, $FUZZ_MIN min, smp $SMP${FUZZ_CPU:+, $FUZZ_CPU}"
 exit $fail

@@ -16,10 +16,22 @@
 # that changes none of them reuses a passing result instead of building
 # the stock kernel and booting it twice (about 10 minutes on 2 cores).
 #
+# A cold machine has no ~/.cache: the result for the committed inputs
+# also lives in the repository (tools/testing/pmu-model/stock-results,
+# written by "save" once a stop's harness, model and tests are final),
+# keyed the same way. The packages in the key are the ones the build and
+# the boots use (the harness's and the model's dependencies, the
+# toolchain, QEMU), not everything installed, so that a fresh machine
+# with the same Debian archive computes the same key. (The model's own
+# build dependencies are left out: its deps.sh installs them between the
+# two lookups of one make test, and the QEMU source version is keyed by
+# qemu-system-x86's.)
+#
 #   key         print the key
 #   hit         print 1 if a result for the key is cached (and caching on)
 #   get RESULT  copy the cached result to RESULT
 #   put RESULT  cache RESULT, unless it has a FAIL line
+#   save        copy the cached result for the key into the repository
 #
 # PMU_STOCK_CACHE=0 turns the cache off (hit prints nothing, put stores
 # nothing).
@@ -27,6 +39,9 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 DIR=${XDG_CACHE_HOME:-$HOME/.cache}/perf-harness
+REPO_DIR=$ROOT/tools/testing/pmu-model/stock-results
+# what the stock run is made of, beyond the tracked files
+PKG_RE='^(linux-source-6\.12|linux-config-6\.12|qemu-system-x86|qemu-system-data|seabios|busybox-static|gcc|gcc-12|cpp-12|binutils|binutils-x86-64-linux-gnu|libc6|libc6-dev|make|bc|flex|bison|libelf1|libelf-dev|libssl-dev|cpio|linux-perf|dwarves|perl|kmod|gdb-minimal|bpftrace|systemtap-sdt-dev|papi-tools|libpapi7\.1|libpfm4|libpfm4-dev|clang|clang-14|llvm-14|libbpf1|libbpf-dev|python3)$'
 
 key() {
 	{
@@ -35,12 +50,15 @@ key() {
 		git -C "$ROOT" ls-files -s -- . \
 			':!kernel/events' ':!arch/x86/events' ':!include/linux' \
 			':!tools/testing/selftests' ':!tools/testing/perf-bench' \
-			':!Documentation' ':!*.md' ':!README*' ':!.gitignore'
+			':!Documentation' ':!*.md' ':!README*' ':!.gitignore' \
+			':!tools/testing/pmu-model/stock-results'
 		# uncommitted changes to those files count too
 		git -C "$ROOT" diff HEAD -- . ':!kernel/events' \
 			':!arch/x86/events' ':!include/linux' ':!tools/testing/selftests' \
-			':!tools/testing/perf-bench' ':!Documentation' ':!*.md'
-		dpkg-query -W -f '${Package} ${Version}\n' 2>/dev/null || true
+			':!tools/testing/perf-bench' ':!Documentation' ':!*.md' \
+			':!tools/testing/pmu-model/stock-results'
+		dpkg-query -W -f '${Package} ${Version}\n' 2>/dev/null |
+			awk -v re="$PKG_RE" '$1 ~ re' | sort || true
 		uname -m
 		echo "cpus=${PMU_CPUS:-} smps=${PMU_SMPS:-} skip=${PMU_SKIP:-}"
 		echo "repeat=${PMU_TEST_REPEAT:-0} append=${APPEND:-}"
@@ -49,10 +67,26 @@ key() {
 
 on() { [ "${PMU_STOCK_CACHE:-1}" != 0 ]; }
 
+# the cached result for the key: ~/.cache first, then the repository's
+cached() {
+	local k
+	k=$(key)
+	for f in "$DIR/pmu-stock-$k.result" "$REPO_DIR/pmu-stock-$k.result"; do
+		[ -s "$f" ] && { echo "$f"; return; }
+	done
+	true
+}
+
 case ${1:-} in
 key)	key ;;
-hit)	if on && [ -s "$DIR/pmu-stock-$(key).result" ]; then echo 1; fi ;;
-get)	cp "$DIR/pmu-stock-$(key).result" "${2:?RESULT}" ;;
+hit)	if on && [ -n "$(cached)" ]; then echo 1; fi ;;
+get)	cp "$(cached)" "${2:?RESULT}" ;;
+save)	f=$DIR/pmu-stock-$(key).result
+	[ -s "$f" ] || { echo "pmu-stock-cache.sh: no cached result for $(key)" >&2; exit 1; }
+	mkdir -p "$REPO_DIR"
+	rm -f "$REPO_DIR"/pmu-stock-*.result
+	cp "$f" "$REPO_DIR/"
+	echo "  SAVED   ${REPO_DIR#"$ROOT"/}/${f##*/}" ;;
 put)	res=${2:?RESULT}
 	on || exit 0
 	[ -s "$res" ] || exit 0
@@ -60,6 +94,6 @@ put)	res=${2:?RESULT}
 	mkdir -p "$DIR"
 	cp "$res" "$DIR/pmu-stock-$(key).result.tmp"
 	mv "$DIR/pmu-stock-$(key).result.tmp" "$DIR/pmu-stock-$(key).result" ;;
-*)	echo "usage: pmu-stock-cache.sh key|hit|get RESULT|put RESULT" >&2
+*)	echo "usage: pmu-stock-cache.sh key|hit|get RESULT|put RESULT|save" >&2
 	exit 2 ;;
 esac

@@ -29,6 +29,7 @@
 # Results are named <test>@pmu-<intel|amd>-smp<N>, or with PMU_TAG=T
 # <test>@pmu-T-<intel|amd>-smp<N> (to run two kernels' results side by side).
 # PMU_SKIP="test ...": tests not run on this kernel (reported as skipped).
+# PMU_ONLY="test ...": only those tests (a developer's loop, not make test).
 # The guests boot with nmi_watchdog=0; the initramfs also carries the
 # kernel's KVM modules and the model's test modules (modules/, built
 # against the kernel under test) in /tests/modules, and pmu-kvm.
@@ -63,6 +64,14 @@ if [ -n "${PMU_SKIP:-}" ]; then
 	tests=$B/pmu-tests/tests${PMU_TAG:+-$PMU_TAG}.list
 	awk -v skip=" ${PMU_SKIP} " 'index(skip, " " $1 " ") == 0' \
 		"$HERE/tests/tests.list" > "$tests"
+fi
+# PMU_ONLY="test ...": the developer's short loop, only those tests (and
+# the workloads the scripts run) in the image
+if [ -n "${PMU_ONLY:-}" ]; then
+	only_list=$B/pmu-tests/tests-only${PMU_TAG:+-$PMU_TAG}.list
+	awk -v only=" ${PMU_ONLY} pmu-loop pmu-calls pmu-sys pmu-sys2 pmu-rep " \
+		'/^#/ || !NF || index(only, " " $1 " ")' "$tests" > "$only_list"
+	tests=$only_list
 fi
 # the kernel's own modules (KVM), for pmu-kvm.sh
 mods=()

@@ -28,6 +28,7 @@
 #include "perf_test.h"
 
 #include <asm/perf_regs.h>
+#include <dirent.h>
 #include <linux/hw_breakpoint.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -55,6 +56,162 @@ static int chance(unsigned int pct)
 }
 
 static int watched_var[4];
+
+/*
+ * The PMUs in /sys/bus/event_source/devices beyond the fixed types
+ * (cpu on the PMU model, ibs_op, uncore, power, msr, cstate_*, ...),
+ * in name order so that every kernel with the same PMUs draws the same
+ * attrs, each with the configs of its events/ files, built through its
+ * format/ fields, and the mask of all config bits its format names.
+ */
+#define MAX_PMUS	48
+#define MAX_PMU_CFGS	48
+
+struct fuzz_pmu {
+	char name[40];
+	__u32 type;
+	int nr_cfgs;
+	__u64 cfg[MAX_PMU_CFGS][3];	/* config, config1, config2 */
+	__u64 mask[3];
+};
+
+static struct fuzz_pmu pmus[MAX_PMUS];
+static int nr_pmus;
+static unsigned long long nr_pmu_opened[MAX_PMUS];
+
+/* format/<term> as "config1:0-7,32-35": where the term's value goes */
+static int pmu_term_place(const char *dir, const char *term, __u64 val,
+			  __u64 cfg[3], __u64 mask[3])
+{
+	char path[1024], buf[128], *p, *tok;
+	int which, lo, hi, bit = 0, b;
+
+	snprintf(path, sizeof(path), "%s/format/%s", dir, term);
+	if (pt_read_file(path, buf, sizeof(buf)))
+		return -1;
+	p = strchr(buf, ':');
+	if (!p)
+		return -1;
+	*p++ = 0;
+	if (!strcmp(buf, "config"))
+		which = 0;
+	else if (!strcmp(buf, "config1"))
+		which = 1;
+	else if (!strcmp(buf, "config2"))
+		which = 2;
+	else
+		return -1;
+	for (tok = strtok(p, ",\n"); tok; tok = strtok(NULL, ",\n")) {
+		if (sscanf(tok, "%d-%d", &lo, &hi) != 2)
+			hi = lo = atoi(tok);
+		for (b = lo; b <= hi && b < 64; b++, bit++) {
+			mask[which] |= 1ULL << b;
+			if (cfg && bit < 64 && (val >> bit & 1))
+				cfg[which] |= 1ULL << b;
+		}
+	}
+	return 0;
+}
+
+static void pmu_load_events(struct fuzz_pmu *pmu, const char *dir)
+{
+	char path[1024], buf[256], *tok, *eq, *save;
+	struct dirent **ev;
+	__u64 cfg[3];
+	int i, n;
+
+	snprintf(path, sizeof(path), "%s/events", dir);
+	n = scandir(path, &ev, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		if (ev[i]->d_name[0] != '.' && !strchr(ev[i]->d_name, '.') &&
+		    pmu->nr_cfgs < MAX_PMU_CFGS) {
+			snprintf(path, sizeof(path), "%s/events/%s", dir,
+				 ev[i]->d_name);
+			memset(cfg, 0, sizeof(cfg));
+			if (!pt_read_file(path, buf, sizeof(buf))) {
+				for (tok = strtok_r(buf, ",\n", &save); tok;
+				     tok = strtok_r(NULL, ",\n", &save)) {
+					eq = strchr(tok, '=');
+					if (eq)
+						*eq++ = 0;
+					pmu_term_place(dir, tok,
+						       eq ? strtoull(eq, NULL, 0) : 1,
+						       cfg, pmu->mask);
+				}
+				memcpy(pmu->cfg[pmu->nr_cfgs++], cfg, sizeof(cfg));
+			}
+		}
+		free(ev[i]);
+	}
+	if (n > 0)
+		free(ev);
+}
+
+static void pmus_load(void)
+{
+	static const char root[] = "/sys/bus/event_source/devices";
+	char dir[320], path[1024];
+	struct dirent **d, **f;
+	long long type;
+	int i, j, n, nf;
+
+	n = scandir(root, &d, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		struct fuzz_pmu *pmu = &pmus[nr_pmus];
+
+		snprintf(dir, sizeof(dir), "%s/%s", root, d[i]->d_name);
+		snprintf(path, sizeof(path), "%s/type", dir);
+		if (d[i]->d_name[0] != '.' && nr_pmus < MAX_PMUS &&
+		    !pt_read_int_file(path, &type) &&
+		    type != PERF_TYPE_SOFTWARE && type != PERF_TYPE_BREAKPOINT &&
+		    type != PERF_TYPE_TRACEPOINT) {
+			memset(pmu, 0, sizeof(*pmu));
+			snprintf(pmu->name, sizeof(pmu->name), "%.39s",
+				 d[i]->d_name);
+			pmu->type = type;
+			/* every format field's bits, for random configs */
+			snprintf(path, sizeof(path), "%s/format", dir);
+			nf = scandir(path, &f, NULL, alphasort);
+			for (j = 0; j < nf; j++) {
+				if (f[j]->d_name[0] != '.')
+					pmu_term_place(dir, f[j]->d_name, 0,
+						       NULL, pmu->mask);
+				free(f[j]);
+			}
+			if (nf > 0)
+				free(f);
+			pmu_load_events(pmu, dir);
+			nr_pmus++;
+		}
+		free(d[i]);
+	}
+	if (n > 0)
+		free(d);
+}
+
+static int last_pmu = -1;
+
+/* an attr for one of the sysfs PMUs: a listed event, or random format bits */
+static void gen_pmu_event(struct perf_event_attr *a)
+{
+	struct fuzz_pmu *pmu;
+	int i = rn(nr_pmus);
+
+	pmu = &pmus[i];
+	last_pmu = i;
+	a->type = pmu->type;
+	if (pmu->nr_cfgs && chance(70)) {
+		__u64 *cfg = pmu->cfg[rn(pmu->nr_cfgs)];
+
+		a->config = cfg[0];
+		a->config1 = cfg[1];
+		a->config2 = cfg[2];
+	} else {
+		a->config = rnd() & (chance(90) ? pmu->mask[0] : ~0ULL);
+		a->config1 = rnd() & pmu->mask[1];
+		a->config2 = rnd() & pmu->mask[2];
+	}
+}
 
 static __u32 attr_size(void)
 {
@@ -91,6 +248,12 @@ static void gen_attr(struct perf_event_attr *a, int for_fuzz)
 
 	memset(a, 0, sizeof(*a));
 	a->size = attr_size();
+	last_pmu = -1;
+	/* the PMUs of the machine (more of them on the PMU model) */
+	if (nr_pmus && chance(for_fuzz ? 30 : 15)) {
+		gen_pmu_event(a);
+		goto flags;
+	}
 	switch (rn(20)) {
 	case 0 ... 8:
 		a->type = PERF_TYPE_SOFTWARE;
@@ -126,6 +289,7 @@ static void gen_attr(struct perf_event_attr *a, int for_fuzz)
 	}
 	if (for_fuzz && a->type == PERF_TYPE_SOFTWARE && chance(30))
 		a->config = PERF_COUNT_SW_TASK_CLOCK;
+flags:
 
 	a->disabled = chance(50);
 	a->inherit = chance(25);
@@ -191,16 +355,25 @@ static void gen_attr(struct perf_event_attr *a, int for_fuzz)
 	if (chance(3))
 		a->read_format |= 1ULL << (5 + rn(59));
 	a->wakeup_events = chance(70) ? rn(4) : rnd();
-	a->config1 = chance(90) ? 0 : rnd();
-	a->config2 = chance(90) ? 0 : rnd();
+	if (last_pmu < 0) {
+		a->config1 = chance(90) ? 0 : rnd();
+		a->config2 = chance(90) ? 0 : rnd();
+	}
 	if (chance(20))
 		a->branch_sample_type = rnd() & ((1ULL << 20) - 1);
+	if (chance(10))
+		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
 	if (chance(20))
 		a->sample_regs_user = chance(70) ? rnd() & 0xff0fffULL :
 				      rnd();
 	if (chance(20))
 		a->sample_regs_intr = chance(70) ? rnd() & 0xff0fffULL :
 				      rnd();
+	/* the XMM registers (PERF_REG_X86_XMM0 = 32 on): PEBS records them */
+	if (chance(8))
+		a->sample_regs_intr |= rnd() & ~0ULL << 32;
+	if (chance(3))
+		a->sample_regs_user |= rnd() & ~0ULL << 32;
 	if (chance(20))
 		a->sample_stack_user = chance(70) ? rn(8192) & ~7U : rnd();
 	a->clockid = chance(80) ? rn(12) : rnd();
@@ -374,6 +547,7 @@ static int diff_main(__u64 seed, int n)
 
 	rng_state = seed * 0x9e3779b97f4a7c15ULL + 1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	pmus_load();
 	for (i = 0; i < n; i++)
 		diff_one(i);
 	close_all();
@@ -436,6 +610,8 @@ static void op_open(void)
 	if (fd >= 0) {
 		fds[slot] = fd;
 		nr_opened++;
+		if (last_pmu >= 0)
+			nr_pmu_opened[last_pmu]++;
 	}
 }
 
@@ -618,6 +794,11 @@ static void fuzz_worker(__u64 seed, int seconds)
 	printf("worker seed %llu: %llu ops, %llu events opened\n",
 	       (unsigned long long)seed, (unsigned long long)nr_ops,
 	       (unsigned long long)nr_opened);
+	for (i = 0; i < nr_pmus; i++)
+		if (nr_pmu_opened[i])
+			printf("worker seed %llu: %llu %s events opened\n",
+			       (unsigned long long)seed, nr_pmu_opened[i],
+			       pmus[i].name);
 	exit(0);
 }
 
@@ -652,8 +833,9 @@ static int fuzz_main(__u64 seed, int seconds, int workers)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (workers > 64)
 		workers = 64;
-	printf("perf_fuzz: seed %llu, %d s, %d workers\n",
-	       (unsigned long long)seed, seconds, workers);
+	pmus_load();
+	printf("perf_fuzz: seed %llu, %d s, %d workers, %d sysfs PMUs\n",
+	       (unsigned long long)seed, seconds, workers, nr_pmus);
 	for (i = 0; i < workers; i++) {
 		pids[i] = fork();
 		if (pids[i] != 0)
