@@ -15,8 +15,6 @@
 
 #include "internal.h"
 
-#define PERF_THROTTLED		(~0ULL)
-
 /* bumped at every tick: events count their interrupts per sequence */
 static DEFINE_PER_CPU(u64, perf_throttle_seq);
 static DEFINE_PER_CPU(int, perf_throttled_here);
@@ -152,15 +150,12 @@ static void perf_event_queue_sigtrap(struct perf_event *event,
 	}
 }
 
-/**
- * perf_event_account_interrupt - count an overflow against the rate limit
- * @event: the event that overflowed
- *
- * An event that overflows more than perf_event_max_sample_rate allows in
- * one tick is throttled: a THROTTLE record is written and 1 returned, and
- * the PMU must stop it. The tick restarts it.
+/*
+ * Counts the overflow against the rate limit; with @may_throttle false
+ * it is counted but never throttles (see perf_swevent_hit()).
  */
-int perf_event_account_interrupt(struct perf_event *event)
+static int perf_event_count_interrupt(struct perf_event *event,
+				      bool may_throttle)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	u64 seq = __this_cpu_read(perf_throttle_seq);
@@ -182,12 +177,25 @@ int perf_event_account_interrupt(struct perf_event *event)
 		hwc->interrupts = 1;
 		return 0;
 	}
-	if (++hwc->interrupts <= perf_max_samples_per_tick())
+	if (++hwc->interrupts <= perf_max_samples_per_tick() || !may_throttle)
 		return 0;
 	hwc->interrupts = PERF_THROTTLED;
 	__this_cpu_inc(perf_throttled_here);
 	perf_log_throttle(event, false);
 	return 1;
+}
+
+/**
+ * perf_event_account_interrupt - count an overflow against the rate limit
+ * @event: the event that overflowed
+ *
+ * An event that overflows more than perf_event_max_sample_rate allows in
+ * one tick is throttled: a THROTTLE record is written and 1 returned, and
+ * the PMU must stop it. The tick restarts it.
+ */
+int perf_event_account_interrupt(struct perf_event *event)
+{
+	return perf_event_count_interrupt(event, true);
 }
 EXPORT_SYMBOL_GPL(perf_event_account_interrupt);
 
@@ -211,20 +219,27 @@ bool perf_event_unthrottle_late(struct perf_event *event)
 }
 
 /**
- * perf_event_overflow - an event passed the end of its sample period
- * @event: the event
- * @data: the sample, started with perf_sample_data_init()
- * @regs: the registers of the interrupted context
+ * perf_event_unthrottle_in - a throttled event goes on its PMU again
+ * @event: the event, throttled
  *
- * May run in NMI context. Returns 1 when the PMU should stop the event
- * (throttled or the REFRESH limit reached), 0 otherwise.
+ * The tick restarts only the events on a PMU at the time: one whose
+ * context was switched out then would otherwise stay throttled for good
+ * (its next overflow would stop it again). As in 6.12, it samples again
+ * from its schedule-in, which starts it.
  */
-int perf_event_overflow(struct perf_event *event,
-			struct perf_sample_data *data, struct pt_regs *regs)
+void perf_event_unthrottle_in(struct perf_event *event)
+{
+	event->hw.interrupts = 0;
+	perf_log_throttle(event, true);
+}
+
+static int perf_event_overflow_one(struct perf_event *event,
+				   struct perf_sample_data *data,
+				   struct pt_regs *regs, bool may_throttle)
 {
 	int ret;
 
-	ret = perf_event_account_interrupt(event);
+	ret = perf_event_count_interrupt(event, may_throttle);
 
 	/*
 	 * A BPF program decides whether the overflow happened at all: when
@@ -257,6 +272,21 @@ int perf_event_overflow(struct perf_event *event,
 	}
 	return ret;
 }
+
+/**
+ * perf_event_overflow - an event passed the end of its sample period
+ * @event: the event
+ * @data: the sample, started with perf_sample_data_init()
+ * @regs: the registers of the interrupted context
+ *
+ * May run in NMI context. Returns 1 when the PMU should stop the event
+ * (throttled or the REFRESH limit reached), 0 otherwise.
+ */
+int perf_event_overflow(struct perf_event *event,
+			struct perf_sample_data *data, struct pt_regs *regs)
+{
+	return perf_event_overflow_one(event, data, regs, true);
+}
 EXPORT_SYMBOL_GPL(perf_event_overflow);
 
 /**
@@ -282,12 +312,17 @@ void perf_event_disable_inatomic(struct perf_event *event)
  * For a sampling event, each time the period runs out this reports an
  * overflow with @data, which the caller started with
  * perf_sample_data_init(). Runs in any context; preemption off.
+ *
+ * As in 6.12, the rate limit throttles only the second and later
+ * overflows of one hit: an event that overflows once per hit (a
+ * breakpoint or tracepoint with a period of 1, a sigtrap) gives every
+ * overflow, whatever perf_event_max_sample_rate says.
  */
 void perf_swevent_hit(struct perf_event *event, u64 nr,
 		      struct perf_sample_data *data, struct pt_regs *regs)
 {
 	struct hw_perf_event *hwc = &event->hw;
-	u64 period, overflows;
+	u64 period, overflows, i;
 	s64 left;
 
 	local64_add(nr, &event->count);
@@ -306,7 +341,7 @@ void perf_swevent_hit(struct perf_event *event, u64 nr,
 	    !event->attr.freq) {
 		data->period = nr;
 		hwc->last_period = nr;
-		perf_event_overflow(event, data, regs);
+		perf_event_overflow_one(event, data, regs, false);
 		return;
 	}
 
@@ -319,9 +354,9 @@ void perf_swevent_hit(struct perf_event *event, u64 nr,
 	local64_add(overflows * period, &hwc->period_left);
 	hwc->last_period = period;
 
-	while (overflows--) {
+	for (i = 0; i < overflows; i++) {
 		data->period = period;
-		if (perf_event_overflow(event, data, regs))
+		if (perf_event_overflow_one(event, data, regs, i > 0))
 			break;
 	}
 }

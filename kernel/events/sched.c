@@ -155,6 +155,8 @@ static __always_inline int __perf_event_sched_in(struct perf_event_context *ctx,
 
 	perf_event_flip_state(ctx, event, PERF_EVENT_STATE_ACTIVE);
 	event->oncpu = smp_processor_id();
+	if (unlikely(event->hw.interrupts == PERF_THROTTLED))
+		perf_event_unthrottle_in(event);
 	err = event->pmu->add(event, PERF_EF_START);
 	if (unlikely(err)) {
 		/* never ran: no running time to account */

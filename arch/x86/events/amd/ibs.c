@@ -256,6 +256,31 @@ static void ibs_read(struct perf_event *event)
 {
 }
 
+/*
+ * A CPU has one unit of each IBS PMU: a group with two events of @event's
+ * PMU could never be scheduled, whatever leads it (a software leader
+ * takes any hardware siblings). The other members may be closed
+ * meanwhile; the group lock keeps the list as it is.
+ */
+static bool ibs_group_ok(struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader, *sibling;
+	struct perf_event_context *ctx;
+	unsigned long flags;
+	bool ok;
+
+	if (leader == event)
+		return true;
+	ok = leader->pmu != event->pmu;
+	ctx = perf_event_group_lock(leader, &flags);
+	for_each_sibling_event(sibling, leader) {
+		if (sibling->pmu == event->pmu)
+			ok = false;
+	}
+	perf_event_group_unlock(ctx, flags);
+	return ok;
+}
+
 static int ibs_event_init(struct perf_event *event)
 {
 	struct ibs_pmu *ibs = to_ibs(event->pmu);
@@ -269,9 +294,7 @@ static int ibs_event_init(struct perf_event *event)
 		return -EOPNOTSUPP;
 	if (attr->use_clockid)
 		return -EINVAL;
-	/* one IBS unit per CPU, and nothing else to sample in step with */
-	if (event->group_leader != event &&
-	    event->group_leader->pmu == event->pmu)
+	if (!ibs_group_ok(event))
 		return -EINVAL;
 	/* a period in the max count field, as the raw register has it */
 	if (!hwc->sample_period && !attr->freq && (config & count_mask)) {

@@ -1373,6 +1373,50 @@ static void errno_case(const char *pmu, int fmt_bit)
 		if (lead >= 0)
 			close(lead);
 	}
+	/*
+	 * Under a software leader: one IBS event, but not a second of the
+	 * same PMU (one unit a CPU: the group could never go on), nor one
+	 * of the other IBS PMU (a group's hardware is one PMU's)
+	 */
+	{
+		struct perf_event_attr sw = {
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_CPU_CLOCK,
+			.disabled = 1,
+		};
+		const char *other = strcmp(pmu, "ibs_op") ? "ibs_op" :
+							    "ibs_fetch";
+		struct perf_event_attr o = base_attr(pmu_type(other), PERIOD);
+		int lead = sys_open(&sw, 0, -1, -1), m;
+
+		a = base_attr(type, PERIOD);
+		m = lead >= 0 ? sys_open(&a, 0, -1, lead) : -1;
+		snprintf(what, sizeof(what),
+			 "%s: a member of a cpu-clock group opens (%s)", pmu,
+			 m >= 0 ? "ok" : strerror(errno));
+		check(m >= 0, what);
+		fd = m >= 0 ? sys_open(&a, 0, -1, lead) : -1;
+		snprintf(what, sizeof(what),
+			 "%s: a second %s in a cpu-clock group", pmu, pmu);
+		expect_errno(fd, EINVAL, what);
+		fd = m >= 0 ? sys_open(&o, 0, -1, lead) : -1;
+		snprintf(what, sizeof(what),
+			 "%s: an %s in a cpu-clock group with an %s", pmu,
+			 other, pmu);
+		expect_errno(fd, EINVAL, what);
+		sw.disabled = 0;
+		fd = m >= 0 ? sys_open(&sw, 0, -1, lead) : -1;
+		snprintf(what, sizeof(what),
+			 "%s: a software member after it opens (%s)", pmu,
+			 fd >= 0 ? "ok" : strerror(errno));
+		check(fd >= 0, what);
+		if (fd >= 0)
+			close(fd);
+		if (m >= 0)
+			close(m);
+		if (lead >= 0)
+			close(lead);
+	}
 #undef EXPECT
 }
 

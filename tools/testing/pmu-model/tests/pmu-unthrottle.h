@@ -2,7 +2,8 @@
 /*
  * pmu-unthrottle.h: for the model tests that count samples, as root:
  * unthrottle() lifts the sample rate limit and the kernel's lowering of
- * it (perf_cpu_time_max_percent = 0) until the program exits.
+ * it (perf_cpu_time_max_percent = 0) until the program exits;
+ * throttle_rate() sets a limit instead.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,10 +34,22 @@ static void sysctl(const char *name, const char *val, char *old)
  * The samples of a loop come in one tick: no throttling, and no rate
  * lowered because a debug kernel's PMI is slow (restored at the end)
  */
-static void unthrottle(void)
+static inline void unthrottle(void)
 {
 	/* the rate cannot be written while the time limit is off */
 	sysctl("perf_event_max_sample_rate", "100000", old_rate);
+	sysctl("perf_cpu_time_max_percent", "0", old_pct);
+	atexit(restore);
+}
+
+/*
+ * For a test of throttling itself: @rate samples a second
+ * (perf_event_max_sample_rate), which the kernel does not lower
+ * meanwhile (restored at the end)
+ */
+static inline void throttle_rate(const char *rate)
+{
+	sysctl("perf_event_max_sample_rate", rate, old_rate);
 	sysctl("perf_cpu_time_max_percent", "0", old_pct);
 	atexit(restore);
 }
