@@ -922,7 +922,8 @@ static void do_facts(void)
  * model's IbsOpData2/3: no memory op; loads that hit the L1D, the L2,
  * missed it and hit the L3 ("local cache", 1 hop), went to DRAM, and
  * the same with a page walk; the L2's with a first-level DTLB miss;
- * stores that hit the L1D, that missed it
+ * stores that hit the L1D, that missed it, and the same with a page walk
+ * (the first store to each page of a cold sweep)
  */
 #define SRC_NA		0x1e05080021ULL
 #define SRC_LD_L1	0x229080142ULL
@@ -934,6 +935,7 @@ static void do_facts(void)
 #define SRC_LD_WALK	0x1a51081042ULL
 #define SRC_ST_L1	0x229080144ULL
 #define SRC_ST_MISS	0x1e29080024ULL
+#define SRC_ST_WALK	0x1e51080024ULL
 
 #define ST_ALL	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | \
 		 PERF_SAMPLE_RAW | PERF_SAMPLE_WEIGHT | \
@@ -1187,7 +1189,7 @@ static void level_case(const char *name, struct sweep *w, int warm,
 		.sample_type = ST_ALL,
 		.disabled = 1,
 	};
-	int lfd, i, k = 0, hits = 0, ok = 1;
+	int lfd, i, k = 0, hits = 0, ok = 1, bad = 0;
 	struct run r;
 	char what[200];
 
@@ -1210,12 +1212,18 @@ static void level_case(const char *name, struct sweep *w, int warm,
 			dump_sample(name, ST_ALL, s);
 		if (s->addr < (uint64_t)w->buf ||
 		    s->addr >= (uint64_t)w->buf + w->n * w->stride ||
-		    raw_reg(s, DC_LINAD) != s->addr)
+		    raw_reg(s, DC_LINAD) != s->addr) {
 			ok = 0;
-		if (s->data_src == src && s->weight == weight)
+			if (bad++ < 3)
+				dump_sample("unexpected address", ST_ALL, s);
+		}
+		if (s->data_src == src && s->weight == weight) {
 			hits++;
-		else if (s->data_src != src2 || s->weight != weight)
+		} else if (s->data_src != src2 || s->weight != weight) {
 			ok = 0;
+			if (bad++ < 3)
+				dump_sample("unexpected source", ST_ALL, s);
+		}
 	}
 	printf("# %s: %d samples, %d on the %s\n", name, r.n, k,
 	       w->st ? "store" : "load");
@@ -1527,7 +1535,7 @@ int main(int argc, char **argv)
 			   0, SRC_LD_WALK, 200, SRC_LD_WALK);
 		w = (struct sweep){ big + (160 << 20), 65536, 64, 1, 1 };
 		level_case("stores, memory (4 MiB, cold)", &w, 0, SRC_ST_MISS,
-			   0, SRC_ST_MISS);
+			   0, SRC_ST_WALK);
 	}
 	precise_case(1);
 	precise_case(2);
