@@ -36,6 +36,10 @@ PMU_IN_TEST      ?= 1
 PMU_TEST_REPEAT  ?= 0
 # model tests our drivers cannot pass yet (no branch stacks)
 PMU_SKIP_OURS    ?=
+# perf test's whole sequence is compared with stock's table
+# (tools/testing/pmu-model/stock-results/perf-test-*.txt, made by make
+# pmu-perf-test-table), not with itself
+PMU_SKIP_STOCK   ?= pmu-perf-test-all.sh
 # make test reuses the model's results on the stock lean kernel when none
 # of their inputs changed (scripts/pmu-stock-cache.sh; PMU_STOCK_CACHE=0:
 # always boot it)
@@ -63,7 +67,7 @@ TLOCK = $(S)/locked.sh test
 .PHONY: all help deps tree stock-tree kernel stock bench-kernel stock-bench \
 	headers ptests runas upstream-bins initramfs initramfs-upstream testmods \
 	test _test test-build check stock-test _stock-test upstream-selftests \
-	_upstream-selftests run pmu-qemu pmu-test _pmu-test _pmu-result \
+	_upstream-selftests run pmu-qemu pmu-test pmu-perf-test-table _pmu-test _pmu-result \
 	fuzz-kernel fuzz diff distro distro-stock distro-check \
 	distro-check-stock clean distclean
 
@@ -84,6 +88,8 @@ help:
 	@echo 'make bench-kernel|stock-bench  lean kernels (config/bench.config)'
 	@echo 'make pmu-qemu                QEMU with the TCG PMU model (build/pmu-qemu)'
 	@echo 'make pmu-test                its tests, on the stock lean kernel (PMU_KERNEL)'
+	@echo 'make pmu-perf-test-table     stock'"'"'s perf test tables on the model'
+	@echo 'make fuzz [FUZZ_KERNEL=stock] [FUZZ_CPU=Skylake-PMU]  fuzzing (fuzzing.rst)'
 	@echo 'make deps|clean|distclean'
 
 deps:
@@ -249,6 +255,14 @@ PMU_KOBJ := $(B)/obj-$(or $(PMU_KOBJ_$(PMU_KERNEL)),$(PMU_KERNEL))
 pmu-qemu:
 	@$(PMU_DIR)/build.sh $(B)/pmu-qemu
 
+# the stock kernel's perf test tables (PERF_TEST_CPUS), into the repo's
+# tools/testing/pmu-model/stock-results
+PERF_TEST_CPUS ?= Skylake-PMU EPYC-PMU Icelake-PMU
+pmu-perf-test-table: deps
+	-@nice -n 19 $(MAKE) --no-print-directory pmu-qemu stock-bench
+	@$(TLOCK) $(PMU_DIR)/pmu-perf-test-table.sh $(B)/obj-stock-bench/$(BZ) \
+		$(PERF_TEST_CPUS)
+
 pmu-test: deps
 	-@nice -n 19 $(MAKE) --no-print-directory pmu-qemu $(PMU_KERNEL)
 	@$(TLOCK) $(MAKE) --no-print-directory _pmu-test
@@ -264,7 +278,8 @@ ifneq ($(PMU_STOCK_HIT),)
 	@$(S)/pmu-stock-cache.sh get $(B)/logs/pmu.result
 	@echo "  PMU     $(PMU_KERNEL): the model's results on it are cached ($$(grep -c '^PASS' $(B)/logs/pmu.result) passed; key $$($(S)/pmu-stock-cache.sh key))"
 else
-	-@PMU_REPEAT=$(PMU_TEST_REPEAT) $(PMU_DIR)/run-tests.sh $(PMU_KOBJ)/$(BZ) $(B)/logs/pmu.result | \
+	-@PMU_REPEAT=$(PMU_TEST_REPEAT) PMU_SKIP="$(PMU_SKIP_STOCK)" \
+		$(PMU_DIR)/run-tests.sh $(PMU_KOBJ)/$(BZ) $(B)/logs/pmu.result | \
 		grep -v -E '^[0-9]+ passed, [0-9]+ failed$$'
 	@[ "$(PMU_KERNEL)" != stock-bench ] || $(S)/pmu-stock-cache.sh put $(B)/logs/pmu.result
 endif
@@ -284,18 +299,28 @@ endif
 # with FUZZ_CPU on the TCG PMU model; see scripts/fuzz.sh.
 # make diff [DIFF_SEEDS="1 2 3"] [DIFF_N=3000]: the same random attrs on
 # our test kernel and the stock one; see scripts/perf-diff.sh.
+# FUZZ_KERNEL=stock: the same on the stock tree (build/obj-stock-fuzz),
+# to tell our bugs from upstream's or QEMU's (log fuzz-stock-*.log).
 FUZZ_FRAGS := $(C)/base.config $(C)/test.config $(C)/fuzz.config
 FUZZ_SMP   ?= 4
+FUZZ_KERNEL ?= ours
+FUZZ_OBJ   := $(B)/obj-$(if $(filter stock,$(FUZZ_KERNEL)),stock-fuzz,fuzz)
+# FUZZ_TOOLS=DIR: perf_fuzz from DIR (one built from an older commit, to
+# replay a seed of its time)
+FUZZ_TOOLS ?= $(PTEST_OUT)
 
 fuzz-kernel: deps
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh ours $(B)/obj-fuzz $(FUZZ_FRAGS) -- bzImage
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh \
+		$(if $(filter stock,$(FUZZ_KERNEL)),stock,ours) $(FUZZ_OBJ) \
+		$(FUZZ_FRAGS) -- bzImage
 
 fuzz: fuzz-kernel ptests runas $(if $(FUZZ_CPU),pmu-qemu)
 	@dpkg -s trinity >/dev/null 2>&1 || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq trinity; }
 	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-fuzzbase.cpio.gz \
-		-t $(PTEST_DIR)/tools.list:$(PTEST_OUT) -x /usr/bin/trinity
-	@SMP=$(FUZZ_SMP) FUZZ_CPU=$(FUZZ_CPU) $(S)/fuzz.sh $(B)/obj-fuzz/$(BZ) \
+		-t $(PTEST_DIR)/tools.list:$(FUZZ_TOOLS) -x /usr/bin/trinity
+	@SMP=$(FUZZ_SMP) FUZZ_CPU=$(FUZZ_CPU) FUZZ_KERNEL=$(FUZZ_KERNEL) \
+		$(S)/fuzz.sh $(FUZZ_OBJ)/$(BZ) \
 		$(B)/initramfs-fuzzbase.cpio.gz
 
 # ---- Debian's own config (outside make test: hours on 2 cores) --------
@@ -321,7 +346,7 @@ diff: kernel stock ptests runas
 # ---- cleaning -----------------------------------------------------------
 clean:
 	rm -rf $(B)/obj-test $(B)/obj-stock $(B)/obj-bench $(B)/obj-stock-bench \
-		$(B)/obj-fuzz \
+		$(B)/obj-fuzz $(B)/obj-stock-fuzz \
 		$(HDRS) $(PTEST_OUT) $(UP_OUT) $(B)/logs $(B)/runas \
 		$(B)/initramfs-*.cpio.gz $(B)/initramfs-*.list $(B)/.initramfs.* \
 		$(B)/pmu-tests

@@ -14,6 +14,7 @@
 #     mostly valid random events and operations on them, half the
 #     workers unprivileged, with CPU hotplug churn, seeds FUZZ_SEED..+7.
 # Then 100k open/mmap/munmap/close cycles and a kmemleak scan.
+# FUZZ_KERNEL (ours, stock) names the log: build/logs/fuzz[-stock]-....
 # FUZZ_CPU=Skylake-PMU|Icelake-PMU|EPYC-PMU|Icelake-PMU,arch-lbr=on,...
 # boots on the TCG PMU model (build/pmu-qemu, make pmu-qemu) with that
 # CPU, without icount (the model counts under MTTCG too, not
@@ -34,6 +35,7 @@ SMP=${SMP:-4}
 secs=$(( FUZZ_MIN * 60 ))
 FUZZ_CPU=${FUZZ_CPU:-}
 tag=${FUZZ_CPU:+-$(echo "$FUZZ_CPU" | tr -c 'A-Za-z0-9\n' - | tr A-Z a-z)}
+[ "${FUZZ_KERNEL:-ours}" = ours ] || tag=-$FUZZ_KERNEL$tag
 log=$B/logs/fuzz$tag-smp$SMP.log
 model=()
 if [ -n "$FUZZ_CPU" ]; then

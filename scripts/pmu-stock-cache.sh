@@ -43,20 +43,24 @@ REPO_DIR=$ROOT/tools/testing/pmu-model/stock-results
 # what the stock run is made of, beyond the tracked files
 PKG_RE='^(linux-source-6\.12|linux-config-6\.12|qemu-system-x86|qemu-system-data|seabios|busybox-static|gcc|gcc-12|cpp-12|binutils|binutils-x86-64-linux-gnu|libc6|libc6-dev|make|bc|flex|bison|libelf1|libelf-dev|libssl-dev|cpio|linux-perf|dwarves|perl|kmod|gdb-minimal|bpftrace|systemtap-sdt-dev|papi-tools|libpapi7\.1|libpfm4|libpfm4-dev|clang|clang-14|llvm-14|libbpf1|libbpf-dev|python3)$'
 
+NOT_KEYED=(':!kernel/events' ':!arch/x86/events' ':!include/linux'
+	':!tools/testing/selftests' ':!tools/testing/perf-bench'
+	':!Documentation' ':!*.md' ':!README*' ':!.gitignore' ':!.ci'
+	':!tools/testing/pmu-model/stock-results'
+	':!scripts/bench-init.sh' ':!scripts/bench-report.py'
+	':!scripts/bench.sh' ':!scripts/checkpatch.sh'
+	':!scripts/distro-users.sh' ':!scripts/distro.sh' ':!scripts/fuzz.sh'
+	':!scripts/perf-diff.sh' ':!scripts/perf-options.py'
+	':!scripts/quick-test.sh' ':!scripts/run-tests.sh')
+
 key() {
 	{
 		# everything tracked but our subsystem, its selftests, the
-		# benchmark program and the documentation
-		git -C "$ROOT" ls-files -s -- . \
-			':!kernel/events' ':!arch/x86/events' ':!include/linux' \
-			':!tools/testing/selftests' ':!tools/testing/perf-bench' \
-			':!Documentation' ':!*.md' ':!README*' ':!.gitignore' \
-			':!tools/testing/pmu-model/stock-results'
+		# benchmark program and the documentation, and the harness
+		# scripts the stock model run never calls
+		git -C "$ROOT" ls-files -s -- . "${NOT_KEYED[@]}"
 		# uncommitted changes to those files count too
-		git -C "$ROOT" diff HEAD -- . ':!kernel/events' \
-			':!arch/x86/events' ':!include/linux' ':!tools/testing/selftests' \
-			':!tools/testing/perf-bench' ':!Documentation' ':!*.md' \
-			':!tools/testing/pmu-model/stock-results'
+		git -C "$ROOT" diff HEAD -- . "${NOT_KEYED[@]}"
 		dpkg-query -W -f '${Package} ${Version}\n' 2>/dev/null |
 			awk -v re="$PKG_RE" '$1 ~ re' | sort || true
 		uname -m

@@ -14,7 +14,7 @@
 # Lake server model with topdown slots and PERF_METRICS (named icx, runs
 # only the tests of PMU_ICX_TESTS, default "pmu-topdown pmu-icx-cache
 # pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh
-# pmu-adaptive-pebs"), and
+# pmu-adaptive-pebs pmu-perf-test-all.sh"), and
 # the Ice Lake model with architectural LBRs (0018) and Sapphire Rapids'
 # model number, where 6.12 uses them (named alr, runs only the tests of
 # PMU_ALR_TESTS, default "pmu-arch-lbr pmu-lbr.sh pmu-lbr-type
@@ -45,7 +45,7 @@ kernel=$1 result=${2:-}
 SMPS=${PMU_SMPS:-2}
 CPUS=${PMU_CPUS:-Skylake-PMU EPYC-PMU Skylake-PMU,hypervisor=off Icelake-PMU Icelake-PMU,arch-lbr=on,model=143}
 METAL_TESTS=${PMU_METAL_TESTS:-pmu-cstate}
-ICX_TESTS=${PMU_ICX_TESTS:-pmu-topdown pmu-icx-cache pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh pmu-adaptive-pebs}
+ICX_TESTS=${PMU_ICX_TESTS:-pmu-topdown pmu-icx-cache pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh pmu-adaptive-pebs pmu-perf-test-all.sh}
 ALR_TESTS=${PMU_ALR_TESTS:-pmu-arch-lbr pmu-lbr.sh pmu-lbr-type pmu-lbr-stack pmu-lbr-task pmu-spr-cache}
 REPEAT=${PMU_REPEAT:-1}
 QEMU_BIN=${PMU_QEMU:-$B/pmu-qemu/qemu-system-x86_64}
@@ -96,6 +96,10 @@ mods+=(-x "$B/pmu-tests/showevtinfo" -x "$B/pmu-tests/check_events" \
 	-x "$B/pmu-tests/pmu-pfm")
 # sourced by the scripts that lift the sample rate limit
 mods+=(-x "$B/pmu-tests/pmu-rate.sh")
+# stock's perf test results per CPU model, for pmu-perf-test-all.sh
+for t in "$HERE"/stock-results/perf-test-*.txt; do
+	[ -f "$t" ] && mods+=(-x "$t")
+done
 "$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -t "$tests:$B/pmu-tests" "${mods[@]}"
 
 # The tests a CPU model's boot runs: all (empty) or these

@@ -1277,6 +1277,14 @@ static void precise_case(int p)
 		    s->misc != MISC_EXACT_USER)
 			ok = 0;
 	}
+	if (in < want - 1 || in > want + 1) {
+		/* the max count each was armed with: where periods were cut */
+		printf("# cycles:%d: %d samples:", p, r.n);
+		for (i = 0; i < r.n; i++)
+			printf(" %s%#llx", in_loop(samples[i].ip) ? "" : "k",
+			       (unsigned long long)(raw_reg(&samples[i], OP_CTL) & 0xffff));
+		printf("\n");
+	}
 	snprintf(what, sizeof(what),
 		 "cycles:%d is an ibs_op event (cycles): %d samples in the loop (%ld periods), IBS RAW, exact IPs",
 		 p, in, want);
