@@ -8,7 +8,9 @@
 # lean kernel (make stock-bench) it makes the tables that
 # pmu-perf-test-all.sh holds our kernel to; on another kernel, with
 # TABLE_DIR=DIR, the same tables for comparing by hand.
-# PERF_TEST_ALL=full: every test, the userspace-only ones too.
+# PERF_TEST_ALL=full: every test, the userspace-only ones too;
+# PERF_TEST_ONLY=N,M: only those. The serial log stays in
+# build/logs/perf-test-table-<cpu>.log (perf test -v of each failure).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -18,6 +20,7 @@ cpus=${*:-Skylake-PMU}
 dir=${TABLE_DIR:-$HERE/stock-results}
 mkdir -p "$dir"
 append="perf_test_table${PERF_TEST_ALL:+ perf_test_all=$PERF_TEST_ALL}"
+append+="${PERF_TEST_ONLY:+ perf_test_only=$PERF_TEST_ONLY}"
 tag=ptt$$
 for cpu in $cpus; do
 	PMU_TAG=$tag APPEND="$append" PMU_ONLY=pmu-perf-test-all.sh \
@@ -32,5 +35,5 @@ for log in "$ROOT"/build/logs/pmu-$tag-*-smp*.log; do
 	echo "  TABLE   $dir/perf-test-$id.txt: $(wc -l < "$dir/perf-test-$id.txt") results," \
 		"$(grep -c ' Ok ' "$dir/perf-test-$id.txt") Ok," \
 		"$(grep -c -E ' (FAILED|TIMEOUT) ' "$dir/perf-test-$id.txt") failed"
-	rm -f "$log"
+	mv "$log" "$ROOT/build/logs/perf-test-table-$id.log"
 done

@@ -28,6 +28,16 @@ userspace_only=" 7 10 11 12 13 18 19 27 30 31 32 33 34 36 37 38 39 40 43 44
 case " $(cat /proc/cmdline) " in
 *" perf_test_all=full "*) userspace_only= ;;
 esac
+# Racy in perf itself, on stock as on ours, so not compared (printed):
+# 24 "Number of exit events of a simple workload" retries poll(), which
+# returns at once (POLLHUP) from the child's perf exit on, until
+# SIGCHLD; under icount's round-robin vCPUs the 1000 retries can run out
+# before the child gets to exit_notify(). Stock on EPYC-PMU: Ok in the
+# sequence, FAILED ("Failed after retrying 1000 times") run alone; stock
+# on Skylake-PMU and Icelake-PMU: FAILED in the sequence.
+racy=" 24 "
+# perf_test_only=N,M,...: only those (a developer's loop)
+only=$(tr ' ' '\n' < /proc/cmdline | sed -n 's/^perf_test_only=//p' | tr , ' ')
 cpu=$(awk -F': ' '/^vendor_id/ { v = $2 } /^cpu family/ { f = $2 }
 	/^model[ \t]*:/ { m = $2 } END { printf "%s-%d-%d", v, f, m }' \
 	/proc/cpuinfo)
@@ -48,6 +58,7 @@ echo "cpu $cpu, perf_event_max_sample_rate $(cat /proc/sys/kernel/perf_event_max
 : > $out
 for id in $(perf test list 2>&1 | awk -F: '/^ *[0-9]+: / { print $1 + 0 }'); do
 	case "$userspace_only" in *" $id "*) continue ;; esac
+	[ -z "$only" ] || case " $only " in *" $id "*) ;; *) continue ;; esac
 	timeout -s KILL 300 perf test "$id" > /tmp/perf-test.one 2>&1
 	rc=$?
 	cat /tmp/perf-test.one >> $out
@@ -73,13 +84,25 @@ echo "$n results: $(grep -c ' Ok ' /tmp/perf-test.table) Ok," \
 	"$(grep -c ' FAILED ' /tmp/perf-test.table) FAILED," \
 	"$(grep -c ' Skip ' /tmp/perf-test.table) Skip"
 
-[ -n "$table_mode" ] && exit 0
+if [ -n "$table_mode" ]; then
+	# the failures' own words, for the log
+	for id in $(awk '$3 == "FAILED" { print $2 }' /tmp/perf-test.table |
+		    sed 's/[.].*//' | sort -un); do
+		echo "--- perf test -v $id"
+		perf test -v "$id" 2>&1 | tail -20
+	done
+	exit 0
+fi
 fails=0
 # rank: Ok 2, Skip 1, FAILED and TIMEOUT 0; each id of the stock table
 # must be here with at least its rank
 while read -r tag id res desc; do
 	[ "$tag" = perf-test ] || continue
 	ours=$(awk -v id="$id" '$2 == id { print $3; exit }' /tmp/perf-test.table)
+	case "$racy" in *" ${id%%.*} "*)
+		echo "ok $id $desc: ${ours:-none} (stock $res; racy, not compared)"
+		continue ;;
+	esac
 	case $res:$ours in
 	Ok:Ok|Skip:Ok|Skip:Skip|FAILED:*|TIMEOUT:*)
 		echo "ok $id $desc: ${ours:-none} (stock $res)" ;;
