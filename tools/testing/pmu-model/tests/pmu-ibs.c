@@ -954,6 +954,9 @@ struct run {
  * @fn(@arg) @warm times, then once with the event enabled; parse its
  * samples into samples[] (RAW points into the ring: valid until run_end)
  */
+/* a counter that run() turns on and off around the sampled run */
+static int run_cfd = -1;
+
 static int run(struct run *r, struct perf_event_attr *a, int cpuwide,
 	       void (*fn)(void *), void *arg, int warm)
 {
@@ -973,9 +976,13 @@ static int run(struct run *r, struct perf_event_attr *a, int cpuwide,
 	}
 	for (i = 0; i < warm; i++)
 		fn(arg);
+	if (run_cfd >= 0)
+		ioctl(run_cfd, PERF_EVENT_IOC_ENABLE, 0);
 	ioctl(r->fd, PERF_EVENT_IOC_ENABLE, 0);
 	fn(arg);
 	ioctl(r->fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (run_cfd >= 0)
+		ioctl(run_cfd, PERF_EVENT_IOC_DISABLE, 0);
 	ring_iter_start(&it, r->pc, r->data);
 	while ((v = ring_next_sample(&it)) && r->n < MAX_SAMPLES)
 		parse(a->sample_type, v, &samples[r->n++]);
@@ -1252,8 +1259,8 @@ static void precise_case(int p)
 	 * IBS counts the kernel's cycles too: the ticks and interrupts that
 	 * land in the loop (some 25k instructions each on a debug kernel)
 	 * move the count on, so the loop can hold a sample or two more than
-	 * its own cycles make. The core cycles counter of the task, around
-	 * the run, says how many cycles there were in all.
+	 * its own cycles make. The task's core cycles counter, on and off
+	 * with the IBS event (run_cfd), says how many there were in all.
 	 */
 	struct perf_event_attr ca = {
 		.type = PERF_TYPE_HARDWARE,
@@ -1272,25 +1279,25 @@ static void precise_case(int p)
 		return;
 	}
 	cfd = sys_open(&ca, 0, -1, -1);
-	if (cfd >= 0)
-		ioctl(cfd, PERF_EVENT_IOC_ENABLE, 0);
+	run_cfd = cfd;
 	if (run(&r, &a, 0, run_loop, (void *)(long)ITERS, 0) < 0) {
 		snprintf(what, sizeof(what), "cycles:%d opens (%s)", p,
 			 strerror(errno));
 		check(0, what);
+		run_cfd = -1;
 		if (cfd >= 0)
 			close(cfd);
 		return;
 	}
+	run_cfd = -1;
 	if (cfd >= 0) {
-		ioctl(cfd, PERF_EVENT_IOC_DISABLE, 0);
 		if (read(cfd, &all, sizeof(all)) != sizeof(all))
 			all = 0;
 		close(cfd);
 	}
 	/* without the counter, one more than the loop's own */
 	most = all ? (long)(all / PERIOD) + 1 : want + 1;
-	printf("# cycles:%d: %llu cycles in all around the run (%ld periods)\n",
+	printf("# cycles:%d: %llu cycles in all while it sampled (%ld periods)\n",
 	       p, (unsigned long long)all, (long)(all / PERIOD));
 	for (i = 0; i < r.n; i++) {
 		struct sample *s = &samples[i];
