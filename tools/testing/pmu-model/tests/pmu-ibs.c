@@ -949,14 +949,14 @@ struct run {
 	unsigned char *data;
 };
 
+/* a counter that run() turns on and off around the sampled run */
+static int run_cfd = -1;
+
 /*
  * Open @a on this task (or CPU 0 with @cpuwide), map its ring, run
  * @fn(@arg) @warm times, then once with the event enabled; parse its
  * samples into samples[] (RAW points into the ring: valid until run_end)
  */
-/* a counter that run() turns on and off around the sampled run */
-static int run_cfd = -1;
-
 static int run(struct run *r, struct perf_event_attr *a, int cpuwide,
 	       void (*fn)(void *), void *arg, int warm)
 {

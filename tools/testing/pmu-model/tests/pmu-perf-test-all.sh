@@ -84,19 +84,10 @@ echo "$n results: $(grep -c ' Ok ' /tmp/perf-test.table) Ok," \
 	"$(grep -c ' FAILED ' /tmp/perf-test.table) FAILED," \
 	"$(grep -c ' Skip ' /tmp/perf-test.table) Skip"
 
-if [ -n "$table_mode" ]; then
-	# the failures' own words, for the log
-	for id in $(awk '$3 == "FAILED" { print $2 }' /tmp/perf-test.table |
-		    sed 's/[.].*//' | sort -un); do
-		echo "--- perf test -v $id"
-		perf test -v "$id" 2>&1 | tail -20
-	done
-	exit 0
-fi
 fails=0
 # rank: Ok 2, Skip 1, FAILED and TIMEOUT 0; each id of the stock table
 # must be here with at least its rank
-while read -r tag id res desc; do
+[ -n "$table_mode" ] || while read -r tag id res desc; do
 	[ "$tag" = perf-test ] || continue
 	ours=$(awk -v id="$id" '$2 == id { print $3; exit }' /tmp/perf-test.table)
 	case "$racy" in *" ${id%%.*} "*)
@@ -111,10 +102,14 @@ while read -r tag id res desc; do
 		fails=$((fails + 1)) ;;
 	esac
 done < "$exp"
-# the failures' own words, for the log
+# the failures' own words, for the log: every one for a table, else
+# those stock does not share; each test once, subtests and all
 for id in $(awk '$3 == "FAILED" { print $2 }' /tmp/perf-test.table); do
-	grep -q "^perf-test $id FAILED" "$exp" && continue
-	echo "--- perf test -v ${id%%.*}"
-	perf test -v "${id%%.*}" 2>&1 | tail -20
+	[ -z "$table_mode" ] && grep -q "^perf-test $id FAILED" "$exp" &&
+		continue
+	echo "${id%%.*}"
+done | sort -un | while read -r id; do
+	echo "--- perf test -v $id"
+	perf test -v "$id" 2>&1 | tail -20
 done
 [ "$fails" -eq 0 ]
