@@ -18,16 +18,23 @@
 #
 # A cold machine has no ~/.cache: the result for the committed inputs
 # also lives in the repository (tools/testing/pmu-model/stock-results,
-# written by "save" once a stop's harness, model and tests are final),
-# keyed the same way. The packages in the key are the ones the build and
-# the boots use (the harness's and the model's dependencies, the
-# toolchain, QEMU), not everything installed, so that a fresh machine
-# with the same Debian archive computes the same key. (The model's own
-# build dependencies are left out: its deps.sh installs them between the
-# two lookups of one make test, and the QEMU source version is keyed by
+# written by "save" once a stop's harness, model and tests are final).
+# That copy is keyed on the tracked inputs and the knobs alone (repokey),
+# with the package versions it was made with beside it
+# (pmu-stock-<repokey>.packages): Debian's archive moves on (a libc6 or
+# linux-source-6.12 point release), and a fresh machine that installs
+# newer packages would otherwise miss it and spend 40 minutes of CI
+# building and booting the stock kernel. A hit on the repository's copy
+# with other packages says which differ (make pmu-test re-checks on
+# them). The packages in the full key are the ones the build and the
+# boots use (the harness's and the model's dependencies, the toolchain,
+# QEMU), not everything installed. (The model's own build dependencies
+# are left out: its deps.sh installs them between the two lookups of one
+# make test, and the QEMU source version is keyed by
 # qemu-system-x86's.)
 #
 #   key         print the key
+#   repokey     print the repository copy's key
 #   hit         print 1 if a result for the key is cached (and caching on)
 #   get RESULT  copy the cached result to RESULT
 #   put RESULT  cache RESULT, unless it has a FAIL line
@@ -51,46 +58,76 @@ NOT_KEYED=(':!kernel/events' ':!arch/x86/events' ':!include/linux'
 	':!scripts/bench.sh' ':!scripts/checkpatch.sh'
 	':!scripts/distro-users.sh' ':!scripts/distro.sh' ':!scripts/fuzz.sh'
 	':!scripts/perf-diff.sh' ':!scripts/perf-options.py'
-	':!scripts/quick-test.sh' ':!scripts/run-tests.sh')
+	':!scripts/quick-test.sh' ':!scripts/run-tests.sh'
+	':!scripts/pmu-stock-cache.sh')
+
+# the installed versions of the packages the stock run is made of
+packages() {
+	dpkg-query -W -f '${Package} ${Version}\n' 2>/dev/null |
+		awk -v re="$PKG_RE" '$1 ~ re' | sort || true
+}
+
+# the tracked inputs and the knobs
+inputs() {
+	# everything tracked but our subsystem, its selftests, the
+	# benchmark program and the documentation, and the harness
+	# scripts the stock model run never calls
+	git -C "$ROOT" ls-files -s -- . "${NOT_KEYED[@]}"
+	# uncommitted changes to those files count too
+	git -C "$ROOT" diff HEAD -- . "${NOT_KEYED[@]}"
+	uname -m
+	echo "cpus=${PMU_CPUS:-} smps=${PMU_SMPS:-} skip=${PMU_SKIP:-}"
+	echo "repeat=${PMU_TEST_REPEAT:-0} append=${APPEND:-}"
+}
 
 key() {
-	{
-		# everything tracked but our subsystem, its selftests, the
-		# benchmark program and the documentation, and the harness
-		# scripts the stock model run never calls
-		git -C "$ROOT" ls-files -s -- . "${NOT_KEYED[@]}"
-		# uncommitted changes to those files count too
-		git -C "$ROOT" diff HEAD -- . "${NOT_KEYED[@]}"
-		dpkg-query -W -f '${Package} ${Version}\n' 2>/dev/null |
-			awk -v re="$PKG_RE" '$1 ~ re' | sort || true
-		uname -m
-		echo "cpus=${PMU_CPUS:-} smps=${PMU_SMPS:-} skip=${PMU_SKIP:-}"
-		echo "repeat=${PMU_TEST_REPEAT:-0} append=${APPEND:-}"
-	} | sha256sum | cut -c1-32
+	{ inputs; packages; } | sha256sum | cut -c1-32
+}
+
+repokey() {
+	inputs | sha256sum | cut -c1-32
 }
 
 on() { [ "${PMU_STOCK_CACHE:-1}" != 0 ]; }
 
 # the cached result for the key: ~/.cache first, then the repository's
 cached() {
-	local k
-	k=$(key)
-	for f in "$DIR/pmu-stock-$k.result" "$REPO_DIR/pmu-stock-$k.result"; do
-		[ -s "$f" ] && { echo "$f"; return; }
-	done
+	local f
+	f=$DIR/pmu-stock-$(key).result
+	[ -s "$f" ] && { echo "$f"; return; }
+	f=$REPO_DIR/pmu-stock-$(repokey).result
+	[ -s "$f" ] && echo "$f"
 	true
+}
+
+# a repository copy made with other packages: say which (stderr)
+package_drift() {
+	local f=$1 made=${1%.result}.packages
+	case $f in "$REPO_DIR"/*) ;; *) return 0 ;; esac
+	[ -f "$made" ] || return 0
+	diff <(cat "$made") <(packages) | awk '
+		/^</ { was[$2] = $3 } /^>/ { now[$2] = $3 }
+		END { for (p in now) if (p in was) printf "%s %s -> %s\n", p, was[p], now[p]
+		      else printf "%s new %s\n", p, now[p]
+		      for (p in was) if (!(p in now)) printf "%s %s gone\n", p, was[p] }' |
+		sort | sed 's/^/  PMU     stock results made with other packages: /' >&2
 }
 
 case ${1:-} in
 key)	key ;;
+repokey) repokey ;;
 hit)	if on && [ -n "$(cached)" ]; then echo 1; fi ;;
-get)	cp "$(cached)" "${2:?RESULT}" ;;
+get)	f=$(cached)
+	package_drift "$f"
+	cp "$f" "${2:?RESULT}" ;;
 save)	f=$DIR/pmu-stock-$(key).result
 	[ -s "$f" ] || { echo "pmu-stock-cache.sh: no cached result for $(key)" >&2; exit 1; }
 	mkdir -p "$REPO_DIR"
-	rm -f "$REPO_DIR"/pmu-stock-*.result
-	cp "$f" "$REPO_DIR/"
-	echo "  SAVED   ${REPO_DIR#"$ROOT"/}/${f##*/}" ;;
+	rm -f "$REPO_DIR"/pmu-stock-*.result "$REPO_DIR"/pmu-stock-*.packages
+	r=$REPO_DIR/pmu-stock-$(repokey)
+	cp "$f" "$r.result"
+	packages > "$r.packages"
+	echo "  SAVED   ${r#"$ROOT"/}.result (.packages)" ;;
 put)	res=${2:?RESULT}
 	on || exit 0
 	[ -s "$res" ] || exit 0
@@ -98,6 +135,6 @@ put)	res=${2:?RESULT}
 	mkdir -p "$DIR"
 	cp "$res" "$DIR/pmu-stock-$(key).result.tmp"
 	mv "$DIR/pmu-stock-$(key).result.tmp" "$DIR/pmu-stock-$(key).result" ;;
-*)	echo "usage: pmu-stock-cache.sh key|hit|get RESULT|put RESULT|save" >&2
+*)	echo "usage: pmu-stock-cache.sh key|repokey|hit|get RESULT|put RESULT|save" >&2
 	exit 2 ;;
 esac
