@@ -222,9 +222,22 @@ static void ibs_stop(struct perf_event *event, int flags)
 
 	if (event->hw.state & PERF_HES_STOPPED)
 		return;
-	if (ibs_disarm(ibs, event))
-		pc->stopping = true;
+	/*
+	 * The disarm reads the control register and writes it back: an
+	 * NMI in between must find the event stopped (else it outputs the
+	 * sample and re-arms, and the stale write turns that arming off
+	 * and leaves the old period's rest for the next start) and must be
+	 * claimed, though the write may have cleared the valid bit that
+	 * raised it. Only a disarm that found no sample lets go of the
+	 * claim; one that found a sample leaves it to that sample's NMI,
+	 * which may have come already.
+	 */
+	pc->stopping = true;
+	barrier();
 	event->hw.state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	barrier();
+	if (!ibs_disarm(ibs, event))
+		pc->stopping = false;
 }
 
 static int ibs_add(struct perf_event *event, int flags)
