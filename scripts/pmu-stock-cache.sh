@@ -105,7 +105,7 @@ package_drift() {
 	local f=$1 made=${1%.result}.packages
 	case $f in "$REPO_DIR"/*) ;; *) return 0 ;; esac
 	[ -f "$made" ] || return 0
-	diff <(cat "$made") <(packages) | awk '
+	diff "$made" <(packages) | awk '
 		/^</ { was[$2] = $3 } /^>/ { now[$2] = $3 }
 		END { for (p in now) if (p in was) printf "%s %s -> %s\n", p, was[p], now[p]
 		      else printf "%s new %s\n", p, now[p]
@@ -120,8 +120,9 @@ hit)	if on && [ -n "$(cached)" ]; then echo 1; fi ;;
 get)	f=$(cached)
 	package_drift "$f"
 	cp "$f" "${2:?RESULT}" ;;
-save)	f=$DIR/pmu-stock-$(key).result
-	[ -s "$f" ] || { echo "pmu-stock-cache.sh: no cached result for $(key)" >&2; exit 1; }
+save)	k=$(key)
+	f=$DIR/pmu-stock-$k.result
+	[ -s "$f" ] || { echo "pmu-stock-cache.sh: no cached result for $k" >&2; exit 1; }
 	mkdir -p "$REPO_DIR"
 	rm -f "$REPO_DIR"/pmu-stock-*.result "$REPO_DIR"/pmu-stock-*.packages
 	r=$REPO_DIR/pmu-stock-$(repokey)
@@ -133,8 +134,9 @@ put)	res=${2:?RESULT}
 	[ -s "$res" ] || exit 0
 	! grep -q '^FAIL' "$res" || exit 0
 	mkdir -p "$DIR"
-	cp "$res" "$DIR/pmu-stock-$(key).result.tmp"
-	mv "$DIR/pmu-stock-$(key).result.tmp" "$DIR/pmu-stock-$(key).result" ;;
+	f=$DIR/pmu-stock-$(key).result
+	cp "$res" "$f.tmp"
+	mv "$f.tmp" "$f" ;;
 *)	echo "usage: pmu-stock-cache.sh key|repokey|hit|get RESULT|put RESULT|save" >&2
 	exit 2 ;;
 esac
