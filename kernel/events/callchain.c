@@ -19,6 +19,7 @@
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
+#include <linux/uprobes.h>
 
 #include "internal.h"
 
@@ -84,12 +85,28 @@ static int perf_callchain_alloc(void)
 	return 0;
 }
 
-static int __perf_callchain_get(u32 max_stack)
+/*
+ * @max_stack: the deepest chain asked for. With @check_limit (an event)
+ * 0 stands for the sysctl's limit and more than it is -EOVERFLOW; the
+ * limit is read under the mutex its writes take, so it cannot change
+ * between the check and the sizing of new buffers.
+ */
+static int __perf_callchain_get(u32 max_stack, bool check_limit)
 {
 	struct perf_callchain_buffers *bufs;
 	int err = 0;
+	u32 limit;
 
 	mutex_lock(&perf_callchain_mutex);
+	if (check_limit) {
+		limit = READ_ONCE(sysctl_perf_event_max_stack);
+		if (!max_stack)
+			max_stack = limit;
+		if (max_stack > limit) {
+			mutex_unlock(&perf_callchain_mutex);
+			return -EOVERFLOW;
+		}
+	}
 	bufs = rcu_dereference_protected(perf_callchain_bufs,
 				lockdep_is_held(&perf_callchain_mutex));
 	if (!perf_callchain_users) {
@@ -110,13 +127,8 @@ static int __perf_callchain_get(u32 max_stack)
  */
 int perf_callchain_get(struct perf_event *event)
 {
-	u32 limit = READ_ONCE(sysctl_perf_event_max_stack);
-	u32 max = event->attr.sample_max_stack ?: limit;
-
 	/* deeper than the sysctl allows: checked once the PMU took it */
-	if (max > limit)
-		return -EOVERFLOW;
-	return __perf_callchain_get(max);
+	return __perf_callchain_get(event->attr.sample_max_stack, true);
 }
 
 static void __perf_callchain_put(void)
@@ -144,7 +156,7 @@ void perf_callchain_put(struct perf_event *event)
  */
 int get_callchain_buffers(int max_stack)
 {
-	return __perf_callchain_get(max_stack);
+	return __perf_callchain_get(max_stack, false);
 }
 
 /**
@@ -164,23 +176,31 @@ void put_callchain_buffers(void)
  * @lenp: its length, updated
  * @ppos: the file position, updated
  *
- * A write is refused with -EBUSY while callchain buffers exist: they
- * were sized for the current limits. The check and the write are one
- * step under the buffers' mutex, so no user can size buffers from the
- * old values in between.
+ * A value out of range is -EINVAL; a valid one is refused with -EBUSY
+ * while callchain buffers exist: they were sized for the current
+ * limits. The check and the store are one step under the buffers'
+ * mutex, so no user can size buffers from the old values in between.
  */
 int perf_callchain_limits_write(const struct ctl_table *table, int write,
 				void *buffer, size_t *lenp, loff_t *ppos)
 {
+	struct ctl_table copy = *table;
+	int *value = table->data;
+	int new_value = READ_ONCE(*value);
 	int err;
 
 	if (!write)
 		return proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+	/* parsed into a copy first: bad input is EINVAL, busy or not */
+	copy.data = &new_value;
+	err = proc_dointvec_minmax(&copy, write, buffer, lenp, ppos);
+	if (err)
+		return err;
 	mutex_lock(&perf_callchain_mutex);
 	if (perf_callchain_users)
 		err = -EBUSY;
 	else
-		err = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+		WRITE_ONCE(*value, new_value);
 	mutex_unlock(&perf_callchain_mutex);
 	return err;
 }
@@ -268,6 +288,43 @@ static void perf_callchain_store_context(struct perf_callchain_entry_ctx *ctx,
 	}
 }
 
+#ifdef CONFIG_UPROBES
+/*
+ * A function with a pending uretprobe returns to the trampoline: the
+ * user stack holds its address where the caller's was. Give those
+ * entries back the return addresses the instances saved, newest first;
+ * a chained group (tail calls) shares one frame and one saved address.
+ * Only current's own stack is walked here, so its instances are stable
+ * but for the task's own updates, which an NMI sees whole.
+ */
+static void perf_callchain_fix_uretprobes(struct perf_callchain_entry *entry,
+					  u32 from)
+{
+	struct uprobe_task *utask = current->utask;
+	struct return_instance *ri;
+	unsigned long tramp;
+	u32 i;
+
+	ri = utask ? READ_ONCE(utask->return_instances) : NULL;
+	if (!ri)
+		return;
+	tramp = uprobe_get_trampoline_vaddr();
+	for (i = from; i < entry->nr && ri; i++) {
+		if (entry->ip[i] != tramp)
+			continue;
+		entry->ip[i] = ri->orig_ret_vaddr;
+		while (ri->chained && ri->next)
+			ri = ri->next;
+		ri = ri->next;
+	}
+}
+#else
+static inline void
+perf_callchain_fix_uretprobes(struct perf_callchain_entry *entry, u32 from)
+{
+}
+#endif
+
 /*
  * Walk the kernel stack of @regs, then the user stack of current, into
  * @entry. @crosstask: @regs are not current's (a hit about another task),
@@ -298,9 +355,13 @@ static void perf_callchain_walk(struct perf_callchain_entry *entry,
 			regs = NULL;
 	}
 	if (regs) {
+		u32 from;
+
 		perf_callchain_store_context(&ctx, bufs->max_contexts,
 					     PERF_CONTEXT_USER, add_mark);
+		from = entry->nr;
 		perf_callchain_user(&ctx, regs);
+		perf_callchain_fix_uretprobes(entry, from);
 	}
 }
 

@@ -97,15 +97,23 @@ u64 perf_event_total(struct perf_event *event, u64 *enabled, u64 *running)
 {
 	struct perf_event *child;
 	u64 total, ena, run;
+	bool children;
 
+	/*
+	 * A child that exits folds its count into child_count and leaves
+	 * the list in one step under child_mutex: read both under it, or
+	 * the child could be in neither and the sum go backwards. Most
+	 * events never had children: they skip the lock; one created
+	 * after this look starts from zero and is not missed.
+	 */
+	children = !list_empty_careful(&event->child_list);
+	if (children)
+		mutex_lock(&event->child_mutex);
 	total = perf_event_own_count(event);
 	perf_event_own_times(event, &ena, &run);
-
-	/* most events never had children: skip the lock on the read path */
-	if (list_empty_careful(&event->child_list))
+	if (!children)
 		goto out;
 
-	mutex_lock(&event->child_mutex);
 	list_for_each_entry(child, &event->child_list, child_entry) {
 		perf_event_sync(child);
 		total += perf_event_own_count(child);

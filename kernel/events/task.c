@@ -146,8 +146,10 @@ static int perf_inherit_list(struct list_head *groups,
  * @clone_flags: the clone flags, for inherit_thread
  *
  * Copies every inheritable group of the parent (current) into a new
- * context of the child. On failure the caller calls
- * perf_event_free_task().
+ * context of the child. On failure it undoes what it made itself
+ * (copy_process() calls perf_event_free_task() only for later steps).
+ *
+ * Return: 0, or -ENOMEM (or a PMU's error for an event's copy).
  */
 int perf_event_init_task(struct task_struct *child, u64 clone_flags)
 {
@@ -180,6 +182,13 @@ int perf_event_init_task(struct task_struct *child, u64 clone_flags)
 	raw_spin_unlock_irq(&parent_ctx->lock);
 	mutex_unlock(&parent_ctx->mutex);
 	perf_ctx_put(parent_ctx);
+	/*
+	 * copy_process() skips perf_event_free_task() when this step
+	 * fails: the copies made so far (on their origins' child lists,
+	 * pinning the child) go now, before the child is freed.
+	 */
+	if (err)
+		perf_event_free_task(child);
 	return err;
 }
 

@@ -6,6 +6,7 @@
  */
 #include <linux/perf_event.h>
 #include <linux/uaccess.h>
+#include <linux/uprobes.h>
 
 #include <asm/stacktrace.h>
 #include <asm/unwind.h>
@@ -48,6 +49,33 @@ struct perf_user_frame {
 	unsigned long ret_addr;
 };
 
+/*
+ * A uprobe's handlers run with the task stopped on the probed
+ * instruction (uprobes' handler sets utask->auprobe around them). At a
+ * function's first instruction, push %rbp or the endbr64 before it, the
+ * frame is not set up: the caller's return address is at the stack
+ * pointer, and the frame pointer chain, which starts one frame up,
+ * would leave the caller out.
+ */
+static bool perf_user_at_func_entry(void)
+{
+#ifdef CONFIG_UPROBES
+	static const u8 endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	struct uprobe_task *utask = current->utask;
+	struct arch_uprobe *auprobe;
+
+	if (!utask || utask->state != UTASK_RUNNING)
+		return false;
+	auprobe = READ_ONCE(utask->auprobe);
+	if (!auprobe)
+		return false;
+	return auprobe->insn[0] == 0x55 ||
+	       !memcmp(auprobe->insn, endbr64, sizeof(endbr64));
+#else
+	return false;
+#endif
+}
+
 /**
  * perf_callchain_user - the user part of a sample's callchain
  * @entry: the callchain being built
@@ -71,6 +99,15 @@ void perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 		return;
 
 	pagefault_disable();
+	if (perf_user_at_func_entry()) {
+		unsigned long ret;
+
+		if (!__copy_from_user_inatomic(&ret,
+					       (void __user *)regs->sp,
+					       sizeof(ret)) &&
+		    perf_callchain_store(entry, ret))
+			goto out;
+	}
 	while (entry->nr < entry->max_stack) {
 		if (fp & (sizeof(long) - 1) ||
 		    fp >= TASK_SIZE_MAX - sizeof(frame) || !fp)
@@ -86,5 +123,6 @@ void perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 			break;
 		fp = frame.next_fp;
 	}
+out:
 	pagefault_enable();
 }

@@ -211,8 +211,12 @@ static void handle_breakpoint(struct pt_regs *regs)
 	if (!utask)
 		goto out;	/* hit it again, with memory */
 
-	if (!arch_uprobe_ignore(&uprobe->arch, regs))
+	if (!arch_uprobe_ignore(&uprobe->arch, regs)) {
+		/* a user callchain taken in them looks at the instruction */
+		utask->auprobe = &uprobe->arch;
 		run_handlers(uprobe, regs, bp_vaddr);
+		utask->auprobe = NULL;
+	}
 
 	if (arch_uprobe_skip_sstep(&uprobe->arch, regs))
 		goto out;

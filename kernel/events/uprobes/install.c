@@ -304,7 +304,18 @@ static int ref_ctr_inc(struct uprobe *uprobe, struct mm_struct *mm)
 		return -ENOMEM;
 	p->uprobe = uprobe_get(uprobe);
 	p->mm = mm;
+	/*
+	 * One increment waits per probe and mm: a loader maps the whole
+	 * image first (the text in it gets the breakpoint), unmaps the
+	 * rest and maps the text again, before the data is there.
+	 */
 	mutex_lock(&uprobes_ref_ctr_mutex);
+	if (ref_ctr_find_pending(uprobe, mm)) {
+		mutex_unlock(&uprobes_ref_ctr_mutex);
+		uprobe_put(p->uprobe);
+		kfree(p);
+		return 0;
+	}
 	list_add(&p->node, &uprobes_ref_ctr_pending);
 	mutex_unlock(&uprobes_ref_ctr_mutex);
 	return 0;

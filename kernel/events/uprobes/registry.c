@@ -308,14 +308,35 @@ static struct uprobe_site *uprobe_collect_sites(struct uprobe *uprobe,
 }
 
 /*
+ * Breakpoints of @uprobe stayed in some mm: the uprobe stays too, for
+ * good (a reference never dropped), so that their hits find it and step
+ * over the instruction instead of raising SIGTRAP. A later registration
+ * at the same place finds it again.
+ */
+static void uprobe_keep(struct uprobe *uprobe)
+{
+	pr_warn_ratelimited("uprobe: breakpoints at %#llx of inode %lu stay: keeping the probe\n",
+			    (unsigned long long)uprobe->offset,
+			    uprobe->inode->i_ino);
+	uprobe_get(uprobe);
+}
+
+/*
  * Make every mm mapping @uprobe agree with the consumers: the breakpoint
  * where some consumer wants it (@install) or the original instruction
  * where none does (!@install). Caller holds uprobes_install_mutex.
+ *
+ * Return: 0; the first install error; or, removing, -EBUSY if some
+ * breakpoint could not be taken out (its page could not be had: a fatal
+ * signal pending for the caller, no memory). The caller must then keep
+ * the uprobe (uprobe_keep()), or the mm would trap on a breakpoint no
+ * uprobe owns.
  */
 static int uprobe_sync_mms(struct uprobe *uprobe, bool install)
 {
 	struct uprobe_site *sites;
 	int i, nr = 0, err = 0;
+	bool stuck = false;
 
 	/*
 	 * No fork copies any of these mms meanwhile: a child copied after
@@ -325,7 +346,7 @@ static int uprobe_sync_mms(struct uprobe *uprobe, bool install)
 	sites = uprobe_collect_sites(uprobe, &nr);
 	if (IS_ERR(sites)) {
 		uprobe_fork_unlock();
-		return PTR_ERR(sites);
+		return install ? PTR_ERR(sites) : -EBUSY;
 	}
 
 	for (i = 0; i < nr; i++) {
@@ -345,8 +366,8 @@ static int uprobe_sync_mms(struct uprobe *uprobe, bool install)
 			if (uprobe_wanted_by(uprobe, mm))
 				err = uprobe_install(uprobe, vma, vaddr);
 		} else if (!uprobe_wanted_by(uprobe, mm)) {
-			/* the page may be gone: nothing to restore then */
-			uprobe_remove(uprobe, mm, vaddr);
+			if (uprobe_remove(uprobe, mm, vaddr) < 0)
+				stuck = true;
 		}
 unlock:
 		mmap_write_unlock(mm);
@@ -357,7 +378,7 @@ unlock:
 	for (i = 0; i < nr; i++)
 		mmput(sites[i].mm);
 	kfree(sites);
-	return err;
+	return err ?: (stuck ? -EBUSY : 0);
 }
 
 /*
@@ -438,7 +459,8 @@ struct uprobe *uprobe_register(struct inode *inode, loff_t offset,
 	err = uprobe_sync_mms(uprobe, true);
 	if (err) {
 		uprobe_del_consumer(uprobe, uc);
-		uprobe_sync_mms(uprobe, false);
+		if (uprobe_sync_mms(uprobe, false))
+			uprobe_keep(uprobe);
 	}
 	mutex_unlock(&uprobes_install_mutex);
 
@@ -504,7 +526,8 @@ void uprobe_unregister_nosync(struct uprobe *uprobe, struct uprobe_consumer *uc)
 {
 	mutex_lock(&uprobes_install_mutex);
 	uprobe_del_consumer(uprobe, uc);
-	uprobe_sync_mms(uprobe, false);
+	if (uprobe_sync_mms(uprobe, false))
+		uprobe_keep(uprobe);
 	mutex_unlock(&uprobes_install_mutex);
 	uprobe_put(uprobe);
 }

@@ -29,14 +29,21 @@
 
 #include "uprobes.h"
 
+static void free_instance(struct uprobe_task *utask, struct return_instance *ri)
+{
+	utask->depth--;
+	uprobe_put(ri->uprobe);
+	kfree(ri);
+}
+
 static struct return_instance *pop_instance(struct uprobe_task *utask)
 {
 	struct return_instance *ri = utask->return_instances;
 
-	utask->return_instances = ri->next;
-	utask->depth--;
-	uprobe_put(ri->uprobe);
-	kfree(ri);
+	/* unlinked first: a callchain taken in an NMI reads the list */
+	WRITE_ONCE(utask->return_instances, ri->next);
+	barrier();
+	free_instance(utask, ri);
 	return utask->return_instances;
 }
 
@@ -98,7 +105,9 @@ void uprobe_prepare_return(struct uprobe *uprobe, struct pt_regs *regs)
 	ri->orig_ret_vaddr = orig_ret_vaddr;
 	ri->chained = chained;
 	ri->next = utask->return_instances;
-	utask->return_instances = ri;
+	/* linked once whole: a callchain taken in an NMI reads the list */
+	barrier();
+	WRITE_ONCE(utask->return_instances, ri);
 	utask->depth++;
 	return;
 free:
@@ -152,15 +161,26 @@ void uprobe_handle_trampoline(struct pt_regs *regs)
 							     regs);
 		if (returning)
 			instruction_pointer_set(regs, last->orig_ret_vaddr);
+		/*
+		 * The group leaves the pending returns before its handlers
+		 * run: a user callchain taken in them (perf_callchain_fix_
+		 * uretprobes()) maps the trampolines still on the stack to
+		 * the instances of the frames above, not to this one.
+		 */
+		WRITE_ONCE(utask->return_instances, next);
+		barrier();
 		for (;;) {
+			struct return_instance *older = ri->next;
 			bool done = ri == last;
 
 			if (returning)
 				run_ret_handlers(ri, regs);
-			ri = pop_instance(utask);
+			free_instance(utask, ri);
 			if (done)
 				break;
+			ri = older;
 		}
+		ri = next;
 	} while (!returning);
 	return;
 

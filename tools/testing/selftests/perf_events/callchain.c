@@ -304,6 +304,10 @@ TEST_F(sysctl, max_stack_sysctl_limits_and_bounds_sample_max_stack)
 	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-EBUSY, pt_write_int_file(MAX_STACK, 10));
+	/* a value out of range is EINVAL, busy or not: it is parsed first */
+	EXPECT_EQ(-EINVAL, pt_write_int_file(MAX_STACK, 655361));
+	EXPECT_EQ(-EINVAL, pt_write_int_file(MAX_CTX, 1001));
+	EXPECT_EQ(-EBUSY, pt_write_int_file(MAX_CTX, 8));
 	close(fd);
 	EXPECT_EQ(0, pt_write_int_file(MAX_STACK, 10));
 }

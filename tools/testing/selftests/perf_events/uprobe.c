@@ -65,7 +65,52 @@ asm(".text\n"
 	"	nop\n"
 	"	.endr\n"
 	"	ret\n"
-	".size many_sites, .-many_sites\n");
+	".size many_sites, .-many_sites\n"
+	/* frame-pointer frames: cc_top -> cc_outer -> cc_mid -> cc_inner */
+	".globl cc_top\n"
+	".type cc_top, @function\n"
+	"cc_top:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	call cc_outer\n"
+	".globl cc_top_ret\n"
+	"cc_top_ret:\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size cc_top, .-cc_top\n"
+	".globl cc_outer\n"
+	".type cc_outer, @function\n"
+	"cc_outer:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	call cc_mid\n"
+	".globl cc_outer_ret\n"
+	"cc_outer_ret:\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size cc_outer, .-cc_outer\n"
+	".globl cc_mid\n"
+	".type cc_mid, @function\n"
+	"cc_mid:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	call cc_inner\n"
+	".globl cc_mid_ret\n"
+	"cc_mid_ret:\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size cc_mid, .-cc_mid\n"
+	".globl cc_inner\n"
+	".type cc_inner, @function\n"
+	"cc_inner:\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	".globl cc_inner_body\n"
+	"cc_inner_body:\n"
+	"	nop\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size cc_inner, .-cc_inner\n");
 
 long probed_step(long x);	/* the asm functions above */
 void trap_site(void);
@@ -73,6 +118,11 @@ void mid_insn(void);
 void many_sites(void);
 long tail_outer(long x);
 long tail_inner(long x);
+void cc_top(void);
+void cc_outer(void);
+void cc_mid(void);
+void cc_inner(void);
+extern const char cc_top_ret[], cc_outer_ret[], cc_mid_ret[], cc_inner_body[];
 
 /* a C function; the barrier keeps each call a call */
 __attribute__((noinline)) long probed_c(long x)
@@ -430,6 +480,131 @@ TEST_F(up, samples_carry_the_probe_address)
 	close(fd);
 }
 
+/*
+ * User callchains through functions with pending uretprobes: each such
+ * frame's return address on the stack is the trampoline's, and 6.12
+ * reports the address it stands for (what the instance saved), in
+ * samples of the probes' own events too (BPF's uretprobe_stack test
+ * asserts the same through bpf_get_stack()).
+ */
+static int open_chain_probe(int type, __u64 config, const void *func)
+{
+	struct perf_event_attr attr;
+
+	up_attr(&attr, type, config, exe_path, file_offset_of(func));
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+	attr.exclude_callchain_kernel = 1;
+	return sys_perf_event_open(&attr, 0, -1, -1, 0);
+}
+
+/* The one sample of @fd after one cc_top(): its user chain in @ips. */
+static int chain_of_one_call(int fd, int *others, int nr_others,
+			     __u64 *ips, int max)
+{
+	struct perf_event_attr attr = {
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
+	};
+	struct perf_event_header *h;
+	struct pt_sample s;
+	struct pt_recs r;
+	struct pt_rb rb;
+	int i, n = -1;
+
+	if (pt_rb_map(&rb, fd, 8))
+		return -1;
+	for (i = 0; i < nr_others; i++)
+		enable(others[i]);
+	enable(fd);
+	cc_top();
+	disable(fd);
+	for (i = 0; i < nr_others; i++)
+		disable(others[i]);
+	if (pt_rb_drain(&rb, &r) == 0) {
+		h = pt_recs_next(&r, NULL, PERF_RECORD_SAMPLE);
+		if (h && pt_recs_count(&r, PERF_RECORD_SAMPLE) == 1 &&
+		    pt_sample_parse(&attr, h, &s) == h->size - 8) {
+			n = s.nr_chain < (__u64)max ? (int)s.nr_chain : max;
+			memcpy(ips, s.chain, n * sizeof(*ips));
+		}
+		pt_recs_free(&r);
+	}
+	pt_rb_unmap(&rb);
+	return n;
+}
+
+TEST_F(up, uretprobe_frames_show_their_return_addresses)
+{
+	int fd, ret[2];
+	__u64 ips[8];
+
+	ROOT_ONLY();
+	ret[0] = open_probe(self->type, 1, (void *)cc_outer);
+	ret[1] = open_probe(self->type, 1, (void *)cc_mid);
+	ASSERT_LE(0, ret[0]);
+	ASSERT_LE(0, ret[1]);
+	fd = open_chain_probe(self->type, 0, cc_inner_body);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	ASSERT_LE(5, chain_of_one_call(fd, ret, 2, ips, 8));
+	EXPECT_EQ((__u64)PERF_CONTEXT_USER, ips[0]);
+	EXPECT_EQ((unsigned long)cc_inner_body, ips[1]);
+	EXPECT_EQ((unsigned long)cc_mid_ret, ips[2]);
+	EXPECT_EQ((unsigned long)cc_outer_ret, ips[3]);
+	EXPECT_EQ((unsigned long)cc_top_ret, ips[4]);
+	EXPECT_EQ(1, pt_read1(ret[0]));
+	EXPECT_EQ(1, pt_read1(ret[1]));
+	close(fd);
+	close(ret[0]);
+	close(ret[1]);
+}
+
+/*
+ * A uretprobe's own sample: the function has returned (ip is its
+ * return address) and its instance is no longer pending, so the
+ * trampoline above maps to the caller's instance, not to its own.
+ */
+TEST_F(up, uretprobe_sample_chain_starts_at_the_return)
+{
+	int fd, outer;
+	__u64 ips[8];
+
+	ROOT_ONLY();
+	outer = open_probe(self->type, 1, (void *)cc_outer);
+	ASSERT_LE(0, outer);
+	fd = open_chain_probe(self->type, 1, (void *)cc_mid);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	ASSERT_LE(3, chain_of_one_call(fd, &outer, 1, ips, 8));
+	EXPECT_EQ((__u64)PERF_CONTEXT_USER, ips[0]);
+	EXPECT_EQ((unsigned long)cc_outer_ret, ips[1]);
+	EXPECT_EQ((unsigned long)cc_top_ret, ips[2]);
+	close(fd);
+	close(outer);
+}
+
+/*
+ * A probe on a function's first instruction (push %rbp): its frame is
+ * not set up, so the caller's return address is read at the stack
+ * pointer; the chain goes on through the caller's pending uretprobe.
+ */
+TEST_F(up, entry_probe_chain_includes_the_caller)
+{
+	int fd, outer;
+	__u64 ips[8];
+
+	ROOT_ONLY();
+	outer = open_probe(self->type, 1, (void *)cc_outer);
+	ASSERT_LE(0, outer);
+	fd = open_chain_probe(self->type, 0, (void *)cc_mid);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+	ASSERT_LE(4, chain_of_one_call(fd, &outer, 1, ips, 8));
+	EXPECT_EQ((__u64)PERF_CONTEXT_USER, ips[0]);
+	EXPECT_EQ((unsigned long)cc_mid, ips[1]);
+	EXPECT_EQ((unsigned long)cc_outer_ret, ips[2]);
+	EXPECT_EQ((unsigned long)cc_top_ret, ips[3]);
+	close(fd);
+	close(outer);
+}
+
 TEST_F(up, bad_probes_are_refused)
 {
 	struct perf_event_attr attr;
@@ -628,6 +803,135 @@ TEST_F(up, sdt_pending_increment_is_not_forked)
 	EXPECT_EQ(0, *mine);
 	unmap_file_page((void *)mine);
 	unmap_file_page(text);
+	unlink(copy);
+}
+
+/*
+ * A loader's way of mapping an image (ld.so for a library, the kernel
+ * for a PIE): the whole file first, read-only, which puts the
+ * breakpoint in the text it covers while no writable semaphore is
+ * there yet; then the rest unmapped and the text mapped again (the
+ * breakpoint again), and the data last. The semaphore counts the
+ * probe once, and is 0 again when it goes.
+ */
+TEST_F(up, sdt_semaphore_once_through_a_loaders_mappings)
+{
+	static const char copy[] = "/tmp/uprobe-sdt-loader";
+	long long sem = file_offset_of((void *)&sdt_semaphore);
+	long long off = file_offset_of(probed_c);
+	long psz = sysconf(_SC_PAGESIZE);
+	long long text_pg = off & ~(psz - 1), sem_pg = sem & ~(psz - 1);
+	struct perf_event_attr attr;
+	volatile unsigned short *s;
+	struct stat st;
+	char *image;
+	int fd, file;
+
+	ROOT_ONLY();
+	ASSERT_LT(0, sem);
+	ASSERT_LT(0, off);
+	ASSERT_LT(text_pg, sem_pg);
+	ASSERT_EQ(0, copy_exe(copy));
+	up_attr(&attr, self->type, (__u64)sem << 32, copy, off);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+
+	file = open(copy, O_RDONLY);
+	ASSERT_LE(0, file);
+	ASSERT_EQ(0, fstat(file, &st));
+	image = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, file, 0);
+	ASSERT_NE(MAP_FAILED, image);
+	EXPECT_EQ(0xcc, (unsigned char)image[off]);
+	ASSERT_EQ(0, munmap(image + text_pg, st.st_size - text_pg));
+	ASSERT_EQ(image + text_pg,
+		  mmap(image + text_pg, sem_pg - text_pg, PROT_READ | PROT_EXEC,
+		       MAP_PRIVATE | MAP_FIXED, file, text_pg));
+	EXPECT_EQ(0xcc, (unsigned char)image[off]);
+	ASSERT_EQ(image + sem_pg,
+		  mmap(image + sem_pg, psz, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_FIXED, file, sem_pg));
+	s = (volatile unsigned short *)(image + sem);
+	EXPECT_EQ(1, *s);
+	close(fd);
+	EXPECT_EQ(0, *s);
+	EXPECT_NE(0xcc, (unsigned char)image[off]);
+	munmap(image, sem_pg + psz);
+	close(file);
+	unlink(copy);
+}
+
+/*
+ * A registration that a SIGKILL interrupts: the walk over the mms fails
+ * (the pages cannot be had with a fatal signal pending) and so does
+ * taking back the breakpoints it already wrote. Those stay in the
+ * targets' text, so the uprobe must stay too: a target that then runs
+ * the function steps over it, where a breakpoint nobody owns would kill
+ * it with SIGTRAP. Targets map a copy of this binary's text and call
+ * probed_c there (position-independent: it touches no global).
+ */
+#define KILL_TARGETS	48
+
+TEST_F_TIMEOUT(up, killed_registration_leaves_no_orphan_breakpoint, 240)
+{
+	static const char copy[] = "/tmp/uprobe-kill-copy";
+	long long off = file_offset_of(probed_c);
+	long psz = sysconf(_SC_PAGESIZE);
+	long long pg = off & ~(psz - 1);
+	int go[2], i, round, status, dead = 0;
+	pid_t targets[KILL_TARGETS], reg;
+	struct perf_event_attr attr;
+	char ones[KILL_TARGETS];
+
+	ROOT_ONLY();
+	ASSERT_LT(0, off);
+	memset(ones, 1, sizeof(ones));
+	ASSERT_EQ(0, copy_exe(copy));
+	ASSERT_EQ(0, pipe(go));
+	for (i = 0; i < KILL_TARGETS; i++) {
+		targets[i] = fork();
+		ASSERT_LE(0, targets[i]);
+		if (targets[i] == 0) {
+			char *text = map_file_page(copy, pg, PROT_READ | PROT_EXEC);
+			long (*fn)(long);
+			char c;
+
+			if (text == MAP_FAILED)
+				_exit(100);
+			fn = (long (*)(long))(text + (off - pg));
+			close(go[1]);
+			/* one call per byte the parent sends; EOF ends it */
+			while (read(go[0], &c, 1) == 1)
+				if (fn(c) != c * 3)
+					_exit(101);
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	up_attr(&attr, self->type, 0, copy, off);
+	for (round = 0; round < 40; round++) {
+		reg = fork();
+		ASSERT_LE(0, reg);
+		if (reg == 0) {
+			/* every mm that maps the copy gets the breakpoint */
+			sys_perf_event_open(&attr, -1, 0, -1, 0);
+			pause();
+			_exit(0);
+		}
+		usleep(500 * (round % 20));
+		kill(reg, SIGKILL);
+		ASSERT_EQ(reg, waitpid(reg, NULL, 0));
+		/* the targets run the function KILL_TARGETS times in all */
+		ASSERT_EQ(KILL_TARGETS, write(go[1], ones, KILL_TARGETS));
+	}
+	close(go[1]);
+	for (i = 0; i < KILL_TARGETS; i++) {
+		ASSERT_EQ(targets[i], waitpid(targets[i], &status, 0));
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			dead++;
+		if (WIFSIGNALED(status))
+			TH_LOG("target %d: signal %d", i, WTERMSIG(status));
+	}
+	EXPECT_EQ(0, dead);
 	unlink(copy);
 }
 
