@@ -106,6 +106,7 @@ bool perf_event_is_group_leader(struct perf_event *event)
  * @parent: the event it is inherited from, or NULL
  * @handler: overflow handler of an in-kernel user, or NULL
  * @context: passed to @handler
+ * @cgroup_fd: the fd of a cgroup event's cgroup directory, or -1
  *
  * May sleep. Returns the event with one reference, or an ERR_PTR.
  */
@@ -114,7 +115,7 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 				    struct perf_event *group_leader,
 				    struct perf_event *parent,
 				    perf_overflow_handler_t handler,
-				    void *context)
+				    void *context, int cgroup_fd)
 {
 	struct perf_event *event;
 	int err;
@@ -172,12 +173,6 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 		goto err_task;
 	}
 
-	/* only hardware PMUs record branches */
-	if (has_branch_stack(event) && is_software_event(event)) {
-		err = -EOPNOTSUPP;
-		goto err_pmu;
-	}
-
 	/*
 	 * Steering an AUX area (aux_output, and pausing or resuming it on
 	 * overflow) takes a PMU that offers it; none of ours does.
@@ -211,6 +206,14 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	perf_event_header_sizes(event);
 	perf_event_wakeup_init(event);
 	perf_sb_account(event, 1);
+	/* a bad cgroup fd is answered before the callchain and the clock */
+	if (cgroup_fd != -1) {
+		err = perf_cgroup_connect(event, cgroup_fd, group_leader);
+		if (err) {
+			perf_event_free(event);
+			return ERR_PTR(err);
+		}
+	}
 	if (event->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
 		err = perf_callchain_get(event);
 		if (err) {

@@ -242,7 +242,7 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 				    struct perf_event *group_leader,
 				    struct perf_event *parent,
 				    perf_overflow_handler_t handler,
-				    void *context);
+				    void *context, int cgroup_fd);
 void perf_event_hold(struct perf_event *event);
 void perf_event_put(struct perf_event *event);
 void perf_event_free(struct perf_event *event);

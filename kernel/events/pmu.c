@@ -296,21 +296,26 @@ static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
 
 	event->pmu = pmu;
 	err = pmu->event_init(event);
+	/*
+	 * What the PMU's capabilities rule out, in 6.12's order: the
+	 * extended registers (asked for, sampled or not), then what it
+	 * cannot count at all, then sampling
+	 */
+	if (!err && !(pmu->capabilities & PERF_PMU_CAP_EXTENDED_REGS) &&
+	    perf_event_has_extended_regs(event))
+		err = -EOPNOTSUPP;
 	/* device PMUs without task context count CPU-wide only */
 	if (!err && pmu->task_ctx_nr == perf_invalid_context &&
 	    (event->attach_state & PERF_ATTACH_TASK))
 		err = -EINVAL;
-	/* a PMU that cannot interrupt cannot sample */
-	if (!err && (pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT) &&
-	    is_sampling_event(event))
-		err = -EOPNOTSUPP;
 	if (!err && (pmu->capabilities & PERF_PMU_CAP_NO_EXCLUDE) &&
 	    (event->attr.exclude_user || event->attr.exclude_kernel ||
 	     event->attr.exclude_hv || event->attr.exclude_idle ||
 	     event->attr.exclude_host || event->attr.exclude_guest))
 		err = -EINVAL;
-	if (!err && !(pmu->capabilities & PERF_PMU_CAP_EXTENDED_REGS) &&
-	    perf_event_has_extended_regs(event))
+	/* a PMU that cannot interrupt cannot sample */
+	if (!err && (pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT) &&
+	    is_sampling_event(event))
 		err = -EOPNOTSUPP;
 	if (err) {
 		if (event->destroy) {

@@ -193,6 +193,9 @@ static int perf_swevent_event_init(struct perf_event *event)
 {
 	if (event->attr.type != PERF_TYPE_SOFTWARE)
 		return -ENOENT;
+	/* no branches to record; refused whatever the config, as by 6.12 */
+	if (has_branch_stack(event))
+		return -EOPNOTSUPP;
 	if (event->attr.config >= PERF_COUNT_SW_MAX ||
 	    perf_sw_kind(event) == PERF_SW_NONE)
 		return -ENOENT;
@@ -360,6 +363,9 @@ static int perf_swclock_alias_init(struct perf_event *event)
 
 	if (event->attr.type != pmu->type || event->attr.config != config)
 		return -ENOENT;
+	/* as through the software PMU's type */
+	if (has_branch_stack(event))
+		return -EOPNOTSUPP;
 	event->event_caps |= PERF_EV_CAP_SOFTWARE;
 	perf_swclock_init(event);
 	return 0;

@@ -463,19 +463,15 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 	if (attr.sigtrap && !task)
 		goto err_task;
 
+	/* a cgroup event: pid is the fd of the cgroup's directory */
 	event = perf_event_alloc(&attr, cpu, task, group_leader, NULL,
-				 NULL, NULL);
+				 NULL, NULL,
+				 flags & PERF_FLAG_PID_CGROUP ? pid : -1);
 	if (IS_ERR(event)) {
 		err = PTR_ERR(event);
 		goto err_task;
 	}
 
-	/* a cgroup event: pid is the fd of the cgroup's directory */
-	if (flags & PERF_FLAG_PID_CGROUP) {
-		err = perf_cgroup_connect(event, pid, group_leader);
-		if (err)
-			goto err_event;
-	}
 	/* who may watch: known once the PMU has taken the event */
 	if (task) {
 		/* hold off exec changing the credentials we are checking */
@@ -589,7 +585,7 @@ perf_event_create_kernel_counter(struct perf_event_attr *attr, int cpu,
 		return ERR_PTR(-EINVAL);
 
 	event = perf_event_alloc(attr, cpu, task, NULL, NULL,
-				 overflow_handler, context);
+				 overflow_handler, context, -1);
 	if (IS_ERR(event))
 		return event;
 

@@ -51,7 +51,7 @@ perf_inherit_event(struct perf_event *parent_event,
 	child_event = perf_event_alloc(&parent_event->attr, parent_event->cpu,
 				       child, child_leader, origin,
 				       origin->overflow_handler,
-				       origin->overflow_handler_context);
+				       origin->overflow_handler_context, -1);
 	if (IS_ERR(child_event))
 		return child_event;
 	/* the copy's reference on its origin: perf_event_free() drops it */

@@ -110,6 +110,11 @@ struct x86_extra_regs {
  * @event_map: PERF_COUNT_HW_* to a raw config, 0 if not supported
  * @cache_events: PERF_TYPE_HW_CACHE to a raw config, NULL for none
  * @cache_extra: the config1 (extra register value) of each of those
+ * @event_check: the vendor's checks of an event and its @config (masked
+ *	or from a table) that come before the branch stack's and
+ *	@hw_config's; 0 or a negative errno; NULL: none
+ * @check_period: may a sampling event take @value as its new period
+ *	(PERF_EVENT_IOC_PERIOD)? 0 or a negative errno; NULL: any
  * @hw_config: the vendor's checks of an event's @config (masked to
  *	@raw_mask, or from a table) and @config1: the bits it adds back
  *	(AnyThread), its extra register, what precise_ip (at most
@@ -154,6 +159,8 @@ struct x86_pmu_ops {
 	u64		(*event_map)(int hw_event);
 	const x86_cache_table_t *cache_events;
 	const x86_cache_table_t *cache_extra;
+	int		(*event_check)(struct perf_event *event, u64 config);
+	int		(*check_period)(struct perf_event *event, u64 value);
 	int		(*hw_config)(struct perf_event *event, u64 *config,
 				     u64 config1);
 	int		(*extra_claim)(struct perf_event *event);
@@ -186,8 +193,9 @@ struct x86_pmu_ops {
  * @nr: depth of the stack
  * @no_flags_predicted: a record's predicted flag under
  *	PERF_SAMPLE_BRANCH_NO_FLAGS (6.12's architectural LBRs keep it set)
- * @select: the hardware filter for a branch_sample_type (which the core
- *	has given privilege bits); -EOPNOTSUPP for what it cannot do
+ * @select: the hardware filter for an event's branch_sample_type (which
+ *	the core has given privilege bits); -EOPNOTSUPP for what it cannot
+ *	do, -EINVAL for what 6.12 refuses
  * @enable: start recording with that filter, frozen on each PMI
  * @disable: stop recording
  * @reset: empty the stack
@@ -205,7 +213,7 @@ struct x86_pmu_ops {
 struct x86_lbr_ops {
 	int	nr;
 	bool	no_flags_predicted;
-	int	(*select)(u64 branch_sample_type, u64 *sel);
+	int	(*select)(struct perf_event *event, u64 *sel);
 	void	(*enable)(u64 sel);
 	void	(*disable)(void);
 	void	(*reset)(void);

@@ -784,6 +784,19 @@ static int x86_pmu_event_init(struct perf_event *event)
 	int err;
 
 	/*
+	 * As 6.12: a precise event the counters cannot take is handed on
+	 * (AMD: to IBS) before its config and registers are looked at;
+	 * one they can take must sample (PEBS), checked before its config
+	 * is looked up.
+	 */
+	if (attr->precise_ip > x86_ops->max_precise &&
+	    x86_ops->forward_precise)
+		return x86_ops->forward_precise(event);
+	if (attr->precise_ip && attr->precise_ip <= x86_ops->max_precise &&
+	    !is_sampling_event(event))
+		return -EINVAL;
+
+	/*
 	 * config1 is the vendor's to check (extra registers); config2 is
 	 * ignored, as by the stock drivers. XMM registers are only in the
 	 * records of adaptive PEBS: never a user register, an interrupted
@@ -817,21 +830,17 @@ static int x86_pmu_event_init(struct perf_event *event)
 		return -ENOENT;
 	}
 	if (attr->precise_ip > x86_ops->max_precise)
-		return x86_ops->forward_precise ?
-		       x86_ops->forward_precise(event) : -EOPNOTSUPP;
-	hwc->extra_reg_config = 0;
-	if (x86_ops->hw_config) {
-		err = x86_ops->hw_config(event, &config, config1);
+		return -EOPNOTSUPP;
+	if (x86_ops->event_check) {
+		err = x86_ops->event_check(event, config);
 		if (err)
 			return err;
 	}
+	/* the branch stack before @hw_config: 6.12's order of errnos */
 	if (has_branch_stack(event)) {
-		int err;
-
 		if (!x86_ops->lbr)
 			return -EOPNOTSUPP;
-		err = x86_ops->lbr->select(attr->branch_sample_type,
-					   &hwc->branch_reg_config);
+		err = x86_ops->lbr->select(event, &hwc->branch_reg_config);
 		if (err)
 			return err;
 		/* the task's call stack is kept while it is switched out */
@@ -839,6 +848,12 @@ static int x86_pmu_event_init(struct perf_event *event)
 		    (event->attach_state & PERF_ATTACH_TASK) &&
 		    x86_ops->lbr->state_u64)
 			event->attach_state |= PERF_ATTACH_SCHED_CB;
+	}
+	hwc->extra_reg_config = 0;
+	if (x86_ops->hw_config) {
+		err = x86_ops->hw_config(event, &config, config1);
+		if (err)
+			return err;
 	}
 	if (!x86_ops->constraint(event, config))
 		return -EINVAL;
@@ -864,6 +879,12 @@ static int x86_pmu_event_init(struct perf_event *event)
 		local64_set(&hwc->period_left, hwc->sample_period);
 	}
 	return 0;
+}
+
+/* PERF_EVENT_IOC_PERIOD: the vendor may refuse some periods */
+static int x86_pmu_check_period(struct perf_event *event, u64 value)
+{
+	return x86_ops->check_period ? x86_ops->check_period(event, value) : 0;
 }
 
 /* what a task context keeps of the LBRs (call-stack mode) */
@@ -930,6 +951,7 @@ static struct pmu x86_cpu_pmu = {
 	.stop		= x86_pmu_stop,
 	.read		= x86_pmu_read,
 	.sched_task	= x86_pmu_sched_task,
+	.check_period	= x86_pmu_check_period,
 };
 
 /* format/: the event select is the vendor's, the rest is common */

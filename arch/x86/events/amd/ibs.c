@@ -303,18 +303,17 @@ static int ibs_event_init(struct perf_event *event)
 
 	if (attr->type != ibs->pmu.type)
 		return -ENOENT;
-	if (has_branch_stack(event))
-		return -EOPNOTSUPP;
-	if (attr->use_clockid)
-		return -EINVAL;
-	if (!ibs_group_ok(event))
-		return -EINVAL;
 	/* a period in the max count field, as the raw register has it */
 	if (!hwc->sample_period && !attr->freq && (config & count_mask)) {
 		hwc->sample_period = (config & count_mask) << 4;
 		config &= ~count_mask;
 	}
+	/* 6.12's order: the config, the branch stack, then the rest */
 	if (config & ~ibs->config_mask)
+		return -EINVAL;
+	if (has_branch_stack(event))
+		return -EOPNOTSUPP;
+	if (!ibs_group_ok(event))
 		return -EINVAL;
 	/* IBS samples; there is no count to read */
 	if (!is_sampling_event(event))

@@ -27,9 +27,9 @@
 #define AMD_LBR_TO_SPEC		BIT_ULL(62)
 #define AMD_LBR_IP_BITS		58
 
-static int amd_lbr_select(u64 bst, u64 *sel)
+static int amd_lbr_select(struct perf_event *event, u64 *sel)
 {
-	u64 kinds;
+	u64 bst = event->attr.branch_sample_type, kinds;
 	int err;
 
 	if (bst & PERF_SAMPLE_BRANCH_CALL_STACK)

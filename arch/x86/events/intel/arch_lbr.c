@@ -64,9 +64,9 @@ static bool albr_br_type __ro_after_init;
 /* the hw_idx of every stack: no top of stack (see intel_arch_lbr_init()) */
 static u64 albr_hw_idx __ro_after_init;
 
-static int intel_albr_select(u64 bst, u64 *ctl)
+static int intel_albr_select(struct perf_event *event, u64 *ctl)
 {
-	u64 kinds;
+	u64 bst = event->attr.branch_sample_type, kinds;
 	int err, i;
 
 	/*

@@ -33,12 +33,34 @@
 /* MSR_LBR_SELECT beyond the common layout (../perf_event.h) */
 #define LBR_SEL_CALL_STACK	BIT_ULL(9)
 
-static int intel_lbr_select(u64 bst, u64 *sel)
+/* the transaction kinds: no TSX here, they filter nothing */
+#define LBR_BST_TX	(PERF_SAMPLE_BRANCH_ABORT_TX |			\
+			 PERF_SAMPLE_BRANCH_IN_TX |			\
+			 PERF_SAMPLE_BRANCH_NO_TX)
+/* the kinds 6.12 refuses beside call-stack mode */
+#define LBR_BST_NOT_CS	(PERF_SAMPLE_BRANCH_ANY |			\
+			 PERF_SAMPLE_BRANCH_ANY_CALL |			\
+			 PERF_SAMPLE_BRANCH_ANY_RETURN |		\
+			 PERF_SAMPLE_BRANCH_IND_CALL |			\
+			 PERF_SAMPLE_BRANCH_COND | LBR_BST_TX)
+
+static int intel_lbr_select(struct perf_event *event, u64 *sel)
 {
-	u64 kinds, stack = 0;
+	u64 bst = event->attr.branch_sample_type, kinds, stack = 0;
 	int err;
 
-	err = x86_lbr_kinds(bst, &kinds);
+	/*
+	 * As 6.12 on the model: no branch counters; the call stack with
+	 * another kind only for a counting event whose sample_type has
+	 * READ (6.12 lets that one through)
+	 */
+	if (bst & PERF_SAMPLE_BRANCH_COUNTERS)
+		return -EINVAL;
+	if ((bst & PERF_SAMPLE_BRANCH_CALL_STACK) && (bst & LBR_BST_NOT_CS) &&
+	    (is_sampling_event(event) ||
+	     !(event->attr.sample_type & PERF_SAMPLE_READ)))
+		return -EINVAL;
+	err = x86_lbr_kinds(bst & ~LBR_BST_TX, &kinds);
 	if (err)
 		return err;
 	if (bst & PERF_SAMPLE_BRANCH_CALL_STACK) {

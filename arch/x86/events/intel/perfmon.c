@@ -47,6 +47,11 @@
 #define INTEL_PREC_DIST		0x01c0
 #define INTEL_EVENT_UMASK	(ARCH_PERFMON_EVENTSEL_EVENT | \
 				 ARCH_PERFMON_EVENTSEL_UMASK)
+/*
+ * BR_INST_RETIRED.ALL_BRANCHES with a period of 1: what 6.12 takes for
+ * branch tracing (BTS), which the model does not have
+ */
+#define INTEL_BTS_EVENT		0x00c4
 
 /* config bits that make an event something a fixed counter cannot count */
 #define INTEL_FIXED_EXCLUDES	(ARCH_PERFMON_EVENTSEL_EDGE |		\
@@ -400,6 +405,32 @@ static void intel_disable(struct perf_event *event)
 	}
 }
 
+static bool intel_is_bts(struct perf_event *event, u64 config, u64 period)
+{
+	return (config & INTEL_EVENT_UMASK) == INTEL_BTS_EVENT &&
+	       !event->attr.freq && period == 1;
+}
+
+/*
+ * What 6.12 refuses of a new event before its branch stack and the
+ * checks of intel_hw_config(): BTS, and aux_output, which steers PEBS
+ * records (to Intel PT) and so needs a precise event.
+ */
+static int intel_event_check(struct perf_event *event, u64 config)
+{
+	if (intel_is_bts(event, config, event->attr.sample_period))
+		return -EOPNOTSUPP;
+	if (event->attr.aux_output && !event->attr.precise_ip)
+		return -EINVAL;
+	return 0;
+}
+
+/* nor does an event become BTS through PERF_EVENT_IOC_PERIOD */
+static int intel_check_period(struct perf_event *event, u64 value)
+{
+	return intel_is_bts(event, event->hw.config, value) ? -EINVAL : 0;
+}
+
 /*
  * The vendor checks of a new event (pmu.c dropped the raw bits outside
  * X86_RAW_EVENT_MASK): AnyThread, which counts the other hardware
@@ -664,6 +695,8 @@ static struct x86_pmu_ops intel_ops __ro_after_init = {
 	.raw_mask	= X86_RAW_EVENT_MASK,
 	.format_event	= "config:0-7",
 	.event_map	= intel_event_map,
+	.event_check	= intel_event_check,
+	.check_period	= intel_check_period,
 	.hw_config	= intel_hw_config,
 	.format_attrs	= intel_format_attrs,
 	.format_visible	= intel_format_visible,
