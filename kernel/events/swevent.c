@@ -178,11 +178,17 @@ static void perf_swclock_init(struct perf_event *event)
 	event->event_caps |= PERF_EV_CAP_SWCLOCK;
 	if (!is_sampling_event(event))
 		return;
-	/* a frequency is a period in time: no adjusting needed */
+	/*
+	 * A frequency is a period in time: no adjusting needed. The attr
+	 * becomes a period event's, as in 6.12: PERF_EVENT_IOC_PERIOD
+	 * then takes ns, and inherited copies start from the period.
+	 */
 	if (event->attr.freq) {
 		hwc->sample_period = div64_u64(NSEC_PER_SEC,
 					       event->attr.sample_freq);
 		hwc->last_period = hwc->sample_period;
+		event->attr.sample_period = hwc->sample_period;
+		event->attr.freq = 0;
 	}
 	local64_set(&hwc->period_left, hwc->sample_period);
 	hrtimer_init(&hwc->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);

@@ -336,9 +336,14 @@ static int __perf_enable_on_exec(struct perf_event_context *ctx, void *info)
 
 	perf_ctx_update_time(ctx);
 	list_for_each_entry(event, &ctx->event_list, event_entry) {
-		if (!event->attr.enable_on_exec ||
-		    event->state != PERF_EVENT_STATE_OFF)
+		if (!event->attr.enable_on_exec)
 			continue;
+		/*
+		 * The first exec uses the flag up, whatever the state: an
+		 * event enabled by hand before it and disabled after is
+		 * not enabled again by a later exec (as 6.12). OFF and
+		 * ERROR go on.
+		 */
 		event->attr.enable_on_exec = 0;
 		perf_event_enable_locked(ctx, event);
 	}

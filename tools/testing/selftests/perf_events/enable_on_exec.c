@@ -33,11 +33,23 @@ static int exec_child_main(int in, int out)
 	return 0;
 }
 
+/* exec'd once: say 'e', wait, exec again into the script */
+static int exec_once_main(char *in, char *out)
+{
+	char c = 0;
+
+	if (write(atoi(out), "e", 1) != 1 || read(atoi(in), &c, 1) != 1)
+		return 1;
+	execl("/proc/self/exe", "enable_on_exec", "--exec-child", in, out,
+	      (char *)NULL);
+	return 1;
+}
+
 /*
  * Fork a child that, before exec, waits for 'g', touches NPAGES pages,
  * says 'p', waits for 'x' and then execs the exec-child script.
  */
-static int start_child(struct child *ch)
+static int start_child_stage(struct child *ch, const char *stage)
 {
 	int p2c[2], c2p[2];
 
@@ -58,7 +70,7 @@ static int start_child(struct child *ch)
 			_exit(11);
 		snprintf(in, sizeof(in), "%d", p2c[0]);
 		snprintf(out, sizeof(out), "%d", c2p[1]);
-		execl("/proc/self/exe", "enable_on_exec", "--exec-child", in, out,
+		execl("/proc/self/exe", "enable_on_exec", stage, in, out,
 		      (char *)NULL);
 		_exit(12);
 	}
@@ -67,6 +79,11 @@ static int start_child(struct child *ch)
 	ch->to_child = p2c[1];
 	ch->from_child = c2p[0];
 	return 0;
+}
+
+static int start_child(struct child *ch)
+{
+	return start_child_stage(ch, "--exec-child");
 }
 
 /* Send one byte and wait for the child's one-byte answer. */
@@ -226,9 +243,40 @@ TEST(enable_on_exec_on_an_already_enabled_event_changes_nothing)
 	close(fd);
 }
 
+/*
+ * The first exec uses enable_on_exec up, whatever the event's state: one
+ * enabled by hand before it and disabled after it stays off through a
+ * second exec.
+ */
+TEST(enable_on_exec_is_used_up_by_the_first_exec)
+{
+	struct child ch;
+	__u64 off;
+	int fd;
+
+	ASSERT_EQ(0, start_child_stage(&ch, "--exec-once"));
+	fd = open_on(ch.pid, 1, 0, -1);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ('p', step(&ch));
+	EXPECT_LE(NPAGES, pt_read1(fd));
+	/* the first exec, with the event on; then off by hand */
+	ASSERT_EQ('e', step(&ch));
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+	off = pt_read1(fd);
+	/* the second exec, into the script, which touches NPAGES pages */
+	ASSERT_EQ('r', step(&ch));
+	ASSERT_EQ('d', step(&ch));
+	EXPECT_EQ(off, pt_read1(fd));
+	ASSERT_EQ(0, finish_child(&ch));
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "--exec-child"))
 		return exec_child_main(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "--exec-once"))
+		return exec_once_main(argv[2], argv[3]);
 	return test_harness_run(argc, argv);
 }

@@ -132,6 +132,55 @@ TEST(cpu_clock_period_is_reported_exactly)
 	EXPECT_GE(expect * 6 / 5 + 2, r.samples);
 }
 
+/*
+ * A frequency on an hrtimer clock is a fixed period from the start (the
+ * attr keeps no frequency): PERF_EVENT_IOC_PERIOD then takes a period
+ * in ns, as for a period event.
+ */
+TEST(clock_freq_takes_a_period_by_ioctl)
+{
+	struct perf_event_attr attr;
+	__u64 period = 2000000, min = ~0ULL, max = 0;
+	struct perf_event_header *h;
+	struct pt_recs r;
+	struct pt_rb rb;
+	int fd, n = 0;
+
+	clock_attr(&attr, PERF_COUNT_SW_CPU_CLOCK, 0);
+	attr.freq = 1;
+	attr.sample_freq = 1000;
+	ASSERT_EQ(0, pt_pin_cpu(0, pt_nth_cpu(0)));
+	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, fd);
+	/* 2e6 is far above any sample rate: as a frequency, EINVAL */
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_PERIOD, &period));
+	ASSERT_EQ(0, pt_rb_map(&rb, fd, 64));
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	pt_spin_user_ns(100000000);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
+		struct pt_sample s;
+
+		if (pt_sample_parse(&attr, h, &s) != h->size - 8)
+			continue;
+		n++;
+		min = s.period < min ? s.period : min;
+		max = s.period > max ? s.period : max;
+	}
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(fd);
+	EXPECT_LT(0, n);
+	/*
+	 * The records keep the period the event was set up with (the
+	 * first, from the frequency), as 6.12's do; the timer runs at
+	 * the new one.
+	 */
+	EXPECT_EQ(1000000, min);
+	EXPECT_EQ(1000000, max);
+}
+
 /* a 1 us period reports 1000 ns but fires at most every 10 us */
 TEST(hrtimer_period_floor_is_10us)
 {
