@@ -210,6 +210,8 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	if (cgroup_fd != -1) {
 		err = perf_cgroup_connect(event, cgroup_fd, group_leader);
 		if (err) {
+			/* no callchain buffers taken yet: none to drop */
+			event->attr.sample_type &= ~PERF_SAMPLE_CALLCHAIN;
 			perf_event_free(event);
 			return ERR_PTR(err);
 		}

@@ -256,7 +256,7 @@ TEST_F(cg, time_enabled_is_the_cgroups_time)
 
 TEST_F(cg, open_errors)
 {
-	int fd, leader;
+	int fd, leader, i;
 
 	/* a cgroup is watched on one CPU */
 	fd = cg_event(self->a, -1, PERF_COUNT_SW_PAGE_FAULTS, -1);
@@ -270,6 +270,25 @@ TEST_F(cg, open_errors)
 	/* no such fd */
 	EXPECT_EQ(-EBADF, cg_event(1000, self->cpu, PERF_COUNT_SW_PAGE_FAULTS,
 				   -1));
+	/*
+	 * ... also with callchains asked for, which are set up after the
+	 * cgroup (the EBADF comes first): the refusal takes none, drops
+	 * none, and callchain events work on
+	 */
+	for (i = 0; i < 3; i++) {
+		struct perf_event_attr attr;
+
+		pt_attr_sw(&attr, PERF_COUNT_SW_PAGE_FAULTS);
+		attr.sample_period = 1;
+		attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+		EXPECT_EQ(-1, sys_perf_event_open(&attr, 1000, self->cpu, -1,
+						  PERF_FLAG_PID_CGROUP));
+		EXPECT_EQ(EBADF, errno);
+		fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+		EXPECT_LE(0, fd);
+		if (fd >= 0)
+			close(fd);
+	}
 	/* a group watches one cgroup */
 	leader = cg_event(self->a, self->cpu, PERF_COUNT_SW_PAGE_FAULTS, -1);
 	ASSERT_LE(0, leader);
