@@ -303,9 +303,16 @@ static int ibs_event_init(struct perf_event *event)
 
 	if (attr->type != ibs->pmu.type)
 		return -ENOENT;
-	/* a period in the max count field, as the raw register has it */
+	/*
+	 * A period in the max count field, as the raw register has it:
+	 * the event samples with it (the attr says so too, as 6.12's does:
+	 * the core's later checks see a sampling event)
+	 */
 	if (!hwc->sample_period && !attr->freq && (config & count_mask)) {
-		hwc->sample_period = (config & count_mask) << 4;
+		attr->sample_period = (config & count_mask) << 4;
+		hwc->sample_period = attr->sample_period;
+		hwc->last_period = hwc->sample_period;
+		local64_set(&hwc->period_left, hwc->sample_period);
 		config &= ~count_mask;
 	}
 	/* 6.12's order: the config, the branch stack, then the rest */

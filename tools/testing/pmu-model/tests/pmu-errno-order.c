@@ -492,6 +492,14 @@ static void amd(void)
 		a.exclude_kernel = 1;
 		a.sample_regs_intr = EXT_REG;
 		expect_cpu(a, EOPNOTSUPP, "ibs_op, exclude_kernel, XMM");
+		/* period 0, the raw max count (16: 256 ops): it samples */
+		a = attr(op, 0x10, 0);
+		a.exclude_kernel = 0;
+		a.exclude_hv = 0;
+		expect_cpu(a, 0, "ibs_op, period in the config's max count");
+		a.sample_regs_intr = EXT_REG;
+		expect_cpu(a, EOPNOTSUPP,
+			   "ibs_op, period in the config's max count, XMM");
 	}
 
 	if (l3 < 0) {
