@@ -11,6 +11,12 @@
 # QEMU. Prints the table of lines that differ (context, seed, attr
 # index, ours, stock), then "N differences"; exit 1 if any.
 # "perf_fuzz show SEED I" prints attr I (it runs on the host too).
+# DIFF_CPU=Skylake-PMU|Icelake-PMU|EPYC-PMU|...: both kernels boot on the
+# TCG PMU model (build/pmu-qemu) with that CPU, so that the attrs include
+# the hardware PMUs' types and formats (perf_fuzz draws from sysfs);
+# logs build/logs/diff-<cpu>/. The PMUs the two guests list must match,
+# or the draws would differ: that is checked first. A kernel report in
+# either guest's log fails the run.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,10 +25,20 @@ ours=$1 stock=$2 base=$3
 SEEDS=${DIFF_SEEDS:-1 2 3}
 N=${DIFF_N:-3000}
 PARANOID=${DIFF_PARANOID:--1 0 1 2 3}
-out=$B/logs/diff
+DIFF_CPU=${DIFF_CPU:-}
+out=$B/logs/diff${DIFF_CPU:+-$(echo "$DIFF_CPU" | tr -c 'A-Za-z0-9\n' - | tr A-Z a-z)}
 mkdir -p "$out"
+model=()
+if [ -n "$DIFF_CPU" ]; then
+	model=(CPU="$DIFF_CPU" QEMU="$B/pmu-qemu/qemu-system-x86_64"
+	       QEMU_NODEFAULTS=1
+	       QEMU_EXTRA="-L /usr/share/seabios -L /usr/share/qemu")
+	[ -x "$B/pmu-qemu/qemu-system-x86_64" ] ||
+		{ echo "perf-diff.sh: no build/pmu-qemu (make pmu-qemu)" >&2; exit 1; }
+fi
 
 cmd="cd /tmp; chmod 777 /tmp
+echo @@DIFF-PMUS \$(ls /sys/bus/event_source/devices | tr '\\n' ' ')
 for s in $SEEDS; do
 	echo 2 > /proc/sys/kernel/perf_event_paranoid
 	echo @@DIFF root \$s
@@ -34,16 +50,25 @@ for s in $SEEDS; do
 	done
 done
 echo @@DIFF-END"
-initrd=$B/initramfs-diff.cpio.gz
+REPORT_RE='WARNING:|BUG:|kernel BUG at|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|soft lockup|hard LOCKUP|Oops|general protection fault|refcount_t:|list_add corruption|list_del corruption|UBSAN|sleeping function called from invalid context|Kernel panic'
+initrd=$B/initramfs-diff$$.cpio.gz
+trap 'rm -f "$initrd" "${initrd%.cpio.gz}.list"' EXIT
 "$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -b "$base" -c "$cmd"
 
 for k in ours stock; do
 	kernel=$ours
 	[ $k = stock ] && kernel=$stock
-	SMP=2 QUIET=1 QEMU_TIMEOUT=${DIFF_TIMEOUT:-1800} "$ROOT/scripts/boot.sh" \
+	env ${model[@]+"${model[@]}"} SMP=2 QUIET=1 QEMU_TIMEOUT=${DIFF_TIMEOUT:-1800} "$ROOT/scripts/boot.sh" \
 		"$kernel" "$initrd" cmd > "$out/$k.log" 2>&1 || true
 	grep -a -q '@@DIFF-END' "$out/$k.log" ||
 		{ echo "FAIL diff: the $k kernel did not finish (see $out/$k.log)"; exit 1; }
+	grep -a -m1 '^@@DIFF-PMUS' "$out/$k.log" | tr -d '\r' > "$out/$k.pmus"
+	# a kernel report fails the run: an oopsed guest answers nothing
+	if grep -a -E "$REPORT_RE" "$out/$k.log" | grep -v 'RCU lockdep checking' > /dev/null; then
+		echo "FAIL diff: kernel report on the $k kernel (see $out/$k.log):"
+		grep -a -E -m1 -A20 "$REPORT_RE" "$out/$k.log"
+		exit 1
+	fi
 	# "<context> <seed> <index> <answer>" per attr
 	tr -d '\r' < "$out/$k.log" | awk '
 		/^@@DIFF-END/ { exit }
@@ -52,6 +77,11 @@ for k in ours stock; do
 	' > "$out/$k.txt"
 done
 
+if ! cmp -s "$out/ours.pmus" "$out/stock.pmus"; then
+	echo "FAIL diff: the kernels list different PMUs (the draws would differ):"
+	diff "$out/ours.pmus" "$out/stock.pmus" || true
+	exit 1
+fi
 python3 - "$out/ours.txt" "$out/stock.txt" <<'PY'
 import sys
 def load(p):
