@@ -204,8 +204,14 @@ static void handle_breakpoint(struct pt_regs *regs)
 	/* the handlers see the probed address, and a restart runs it */
 	instruction_pointer_set(regs, bp_vaddr);
 
-	/* a breakpoint is only written once the instruction is decoded */
-	if (WARN_ON_ONCE(!uprobe_insn_ready(uprobe)))
+	/*
+	 * Not decoded yet: the breakpoint hit was an earlier probe's at
+	 * this place, unregistered since, and a new registration's probe
+	 * (whose install has not decoded it) is what the lookup found. The
+	 * instruction runs again: its breakpoint, if it is still there,
+	 * then belongs to the new probe.
+	 */
+	if (!uprobe_insn_ready(uprobe))
 		goto out;
 	utask = uprobe_current_utask();
 	if (!utask)
