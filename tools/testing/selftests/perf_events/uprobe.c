@@ -1166,7 +1166,7 @@ static void *hit_loop(void *arg)
 }
 
 /* probes come and go (system-wide events) while four threads hit them */
-TEST_F(up, unregister_while_threads_hit)
+TEST_F_TIMEOUT(up, unregister_while_threads_hit, 120)
 {
 	struct hitter h[4];
 	struct perf_event_attr attr;
