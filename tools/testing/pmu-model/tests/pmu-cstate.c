@@ -222,23 +222,34 @@ static int counts(int core, int pkg)
 	check(!d[CORE0_C3] && !d[CORE0_C7] && !d[PKG0_C2],
 	      "unmodelled states count 0");
 
-	/* sleeping: CPU 0 idles too */
-	v0[CORE0] = rd(fd[CORE0]);
-	v0[PKG0] = rd(fd[PKG0]);
-	t0 = now_ns();
-	nanosleep(&ts, NULL);
-	t1 = now_ns();
-	v1[CORE0] = rd(fd[CORE0]);
-	v1[PKG0] = rd(fd[PKG0]);
-	elapsed = t1 - t0;
-	d[CORE0] = v1[CORE0] - v0[CORE0];
-	d[PKG0] = v1[PKG0] - v0[PKG0];
-	printf("# sleep %llu ns: core c6 %llu, pkg c6 %llu\n",
-	       (unsigned long long)elapsed, (unsigned long long)d[CORE0],
-	       (unsigned long long)d[PKG0]);
-	check(d[CORE0] >= elapsed * 9 / 10 && d[CORE0] <= elapsed * 101 / 100,
+	/*
+	 * sleeping: CPU 0 idles too. A boot-time device probe that ends
+	 * in the sleep (the PS/2 mouse's, on this short boot) wakes it:
+	 * up to 3 tries for one without; the upper bounds hold on each.
+	 */
+	for (try = 0; try < 3; try++) {
+		v0[CORE0] = rd(fd[CORE0]);
+		v0[PKG0] = rd(fd[PKG0]);
+		t0 = now_ns();
+		nanosleep(&ts, NULL);
+		t1 = now_ns();
+		v1[CORE0] = rd(fd[CORE0]);
+		v1[PKG0] = rd(fd[PKG0]);
+		elapsed = t1 - t0;
+		d[CORE0] = v1[CORE0] - v0[CORE0];
+		d[PKG0] = v1[PKG0] - v0[PKG0];
+		printf("# sleep %llu ns: core c6 %llu, pkg c6 %llu\n",
+		       (unsigned long long)elapsed, (unsigned long long)d[CORE0],
+		       (unsigned long long)d[PKG0]);
+		check(d[CORE0] <= elapsed * 101 / 100 &&
+		      d[PKG0] <= elapsed * 101 / 100,
+		      "sleeping: CPU 0's core and pkg c6 at most the sleep");
+		if (d[CORE0] >= elapsed * 9 / 10 && d[PKG0] >= elapsed * 9 / 10)
+			break;
+	}
+	check(d[CORE0] >= elapsed * 9 / 10,
 	      "sleeping: core c6 of CPU 0 is 90-101% of the sleep");
-	check(d[PKG0] >= elapsed * 9 / 10 && d[PKG0] <= elapsed * 101 / 100,
+	check(d[PKG0] >= elapsed * 9 / 10,
 	      "sleeping: pkg c6 of CPU 0 is 90-101% of the sleep");
 	for (i = 0; i < NEV; i++)
 		close(fd[i]);
