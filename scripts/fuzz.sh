@@ -79,6 +79,39 @@ else
 	echo @@FUZZ-KMEMLEAK unavailable
 fi
 echo @@FUZZ-END"
+# FUZZ_MODE=ftrace: no perf and no trinity; ftrace's function tracer
+# switched on and off (every function entry patched through int3 and
+# back) while CPUs 1.. go offline and online and shells fork on the
+# others: the "Oops: int3" question of fuzzing.rst without our code.
+if [ "${FUZZ_MODE:-}" = ftrace ]; then
+	log=${log%.log}-ftrace.log
+	cmd="cd /tmp
+echo @@FUZZ seed=none minutes=$FUZZ_MIN cpus=\$(grep -c ^processor /proc/cpuinfo) model=${FUZZ_CPU:-none} mode=ftrace
+echo 1 > /proc/sys/kernel/panic_on_warn 2>/dev/null || true
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+T=/sys/kernel/tracing
+end=\$(( \$(cut -d. -f1 /proc/uptime) + $secs ))
+n=\$(grep -c ^processor /proc/cpuinfo)
+(c=0; while [ \$(cut -d. -f1 /proc/uptime) -lt \$end ]; do
+	cpu=\$(( 1 + c % (n - 1) ))
+	echo 0 > /sys/devices/system/cpu/cpu\$cpu/online && sleep 0.02 &&
+		echo 1 > /sys/devices/system/cpu/cpu\$cpu/online
+	c=\$((c + 1)); sleep 0.05
+done; echo @@FUZZ-CHURN cycles=\$c) &
+for w in 1 2; do (while [ \$(cut -d. -f1 /proc/uptime) -lt \$end ]; do
+	cat /proc/[0-9]*/stat > /dev/null 2>&1; ls -R /sys/devices/system/cpu > /dev/null 2>&1
+done) & done
+i=0
+while [ \$(cut -d. -f1 /proc/uptime) -lt \$end ]; do
+	echo function > \$T/current_tracer; sleep 0.2; echo nop > \$T/current_tracer
+	i=\$((i + 1))
+done
+echo @@FUZZ-FTRACE toggles=\$i functions=\$(wc -l < \$T/available_filter_functions)
+wait
+echo @@FUZZ-PERF rc=0
+echo @@FUZZ-CYCLES rc=0
+echo @@FUZZ-END"
+fi
 "$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -b "$base" -c "$cmd"
 
 start=$(date +%s)
