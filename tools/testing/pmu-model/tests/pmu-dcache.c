@@ -27,8 +27,9 @@
  * sweep); a page sweep misses both at every page, and its L3 misses are
  * the local DRAM's.
  *
- * A timer interrupt inside a sweep may disturb it: a case is measured up
- * to TRIES times and passes if one measurement is exact (pmu-sweep.h).
+ * An interrupt or a preemption inside a measurement adds misses (almost
+ * never takes one away): a case takes each count's smallest of up to TRIES
+ * measurements (pmu-sweep.h).
  * Run as any user (user-space counts only).
  */
 #define _GNU_SOURCE

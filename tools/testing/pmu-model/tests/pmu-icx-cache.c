@@ -27,8 +27,9 @@
  *   mispredictions (one at each loop exit), L1I and ITLB misses nothing
  *   (the model has no instruction cache or TLB).
  *
- * A timer interrupt inside a sweep may disturb it: a case is measured up
- * to TRIES times and passes if one measurement is exact (pmu-sweep.h).
+ * An interrupt or a preemption inside a measurement adds misses (almost
+ * never takes one away): a case takes each count's smallest of up to TRIES
+ * measurements (pmu-sweep.h).
  */
 #define _GNU_SOURCE
 #include <cpuid.h>

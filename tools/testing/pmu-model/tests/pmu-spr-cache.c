@@ -33,8 +33,9 @@
  *   counts Skylake's encodings of the rest (0x51, 0x08, 0x49, 0xb7), not
  *   these: L1D and L1I misses, LL, NODE, DTLB and ITLB misses count 0.
  *
- * A timer interrupt inside a sweep may disturb it: a case is measured up
- * to TRIES times and passes if one measurement is exact (pmu-sweep.h).
+ * An interrupt or a preemption inside a measurement adds misses (almost
+ * never takes one away): a case takes each count's smallest of up to TRIES
+ * measurements (pmu-sweep.h).
  */
 #define _GNU_SOURCE
 #include <cpuid.h>

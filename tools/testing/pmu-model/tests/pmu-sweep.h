@@ -1,14 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The cache tests' sweeps (pmu-dcache, pmu-icx-cache): a group of NEV
- * counting events read around a sweep of n and of 2n accesses, whose
- * difference must be the expected count per extra access exactly. A
- * timer interrupt inside a sweep may evict the page the sweep is on from
- * the first-level DTLB, or a line from the L1D (the model runs at every
- * CPL; a loaded host stretches a sweep over more ticks): a case is
- * measured up to TRIES times and passes if one measurement is exact. Needs
- * pmu-check.h, and a buffer of BUF_SIZE in buf with every page written.
+ * The cache tests' sweeps (pmu-dcache, pmu-icx-cache, pmu-spr-cache): a
+ * group of NEV counting events read around a sweep of n and of 2n
+ * accesses, whose difference must be the expected count per extra access
+ * exactly.
+ *
+ * The model runs at every CPL, so an interrupt or a preemption inside a
+ * measurement (between the two reads) lets kernel code evict the page the
+ * sweep is on from the first-level DTLB, or a line the user code around
+ * the sweep would have hit, from the L1D: one or two misses more in that
+ * measurement (the model's levels are true LRU: accesses put in between
+ * only push a line further from the front). Seldom one fewer: a page the
+ * kernel itself touched for the task on the way back (rseq's update after
+ * a preemption) is then found in the DTLB. So every event's count over n,
+ * and over 2n, is the smallest of up to TRIES measurements, and a case
+ * passes when those minima differ by the expected count (or when one
+ * try's pair does). The task is pinned to the CPU it starts on: the model
+ * has a cache per CPU, and a migration to a CPU whose cache still holds
+ * lines of the task would take misses away.
+ * Needs pmu-check.h; sweep_run_cases() maps and writes the buffer.
  */
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
@@ -19,7 +31,7 @@
 #define PAGES		4096		/* n of a page sweep: 16 MiB */
 #define BUF_SIZE	(2UL * PAGES * PAGE)
 #define NEV		4
-#define TRIES		5
+#define TRIES		8
 
 #define HWC(c, op, res)	(PERF_COUNT_HW_CACHE_##c | \
 			 (PERF_COUNT_HW_CACHE_OP_##op << 8) | \
@@ -128,8 +140,8 @@ static int sweep_measure(const struct sweep_case *c, int fd, long n,
 
 static void sweep_run_case(const struct sweep_case *c)
 {
-	int64_t d1[NEV], d2[NEV];
-	int fds[NEV], i, t, ok = 0;
+	int64_t d1[NEV], d2[NEV], m1[NEV], m2[NEV], got[NEV];
+	int fds[NEV], i, t, ok = 0, seen = 0;
 	char what[200];
 
 	if (sweep_open_group(c, fds))
@@ -138,17 +150,36 @@ static void sweep_run_case(const struct sweep_case *c)
 	sweep_work(c, 2 * c->n);
 	for (t = 0; t < TRIES && !ok; t++) {
 		int on = sweep_measure(c, fds[0], c->n, d1);
+		int pair = 1, mins = 1;
 
 		on &= sweep_measure(c, fds[0], 2 * c->n, d2);
-		ok = on;
+		if (!on)
+			continue;
+		for (i = 0; i < NEV; i++) {
+			long want = c->n * c->per64[i] / 64;
+
+			m1[i] = seen && m1[i] < d1[i] ? m1[i] : d1[i];
+			m2[i] = seen && m2[i] < d2[i] ? m2[i] : d2[i];
+			pair &= d2[i] - d1[i] == want;
+			mins &= m2[i] - m1[i] == want;
+		}
+		seen = 1;
+		ok = pair || mins;
 		for (i = 0; i < NEV; i++)
-			ok &= d2[i] - d1[i] == c->n * c->per64[i] / 64;
+			got[i] = pair ? d2[i] - d1[i] : m2[i] - m1[i];
+		if (!ok) {
+			printf("# %s try %d:", c->name, t + 1);
+			for (i = 0; i < NEV; i++)
+				printf(" %lld/%lld", (long long)d1[i],
+				       (long long)d2[i]);
+			printf("\n");
+		}
 	}
 	for (i = 0; i < NEV; i++) {
 		snprintf(what, sizeof(what), "%s: %s over %ld more (try %d)",
 			 c->name, c->ev[i].name, c->n, t);
-		check_val(d2[i] - d1[i] == c->n * c->per64[i] / 64, what,
-			  d2[i] - d1[i], c->n * c->per64[i] / 64);
+		check_val(seen && got[i] == c->n * c->per64[i] / 64, what,
+			  seen ? got[i] : -1, c->n * c->per64[i] / 64);
 	}
 	for (i = 0; i < NEV; i++)
 		close(fds[i]);
@@ -162,6 +193,7 @@ static void sweep_run_case(const struct sweep_case *c)
 static int sweep_run_cases(const struct sweep_case *cases)
 {
 	const struct sweep_case *c;
+	cpu_set_t set;
 
 	buf = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -170,6 +202,10 @@ static int sweep_run_cases(const struct sweep_case *cases)
 		return 2;
 	}
 	memset(buf, 1, BUF_SIZE);
+	CPU_ZERO(&set);
+	CPU_SET(sched_getcpu(), &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		perror("sched_setaffinity");
 	for (c = cases; c->name; c++)
 		sweep_run_case(c);
 	printf("%s\n", fails ? "FAIL" : "PASS");
