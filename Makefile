@@ -314,7 +314,7 @@ fuzz-kernel: deps
 		$(if $(filter stock,$(FUZZ_KERNEL)),stock,ours) $(FUZZ_OBJ) \
 		$(FUZZ_FRAGS) -- bzImage
 
-fuzz: fuzz-kernel ptests runas $(if $(FUZZ_CPU),pmu-qemu)
+fuzz: fuzz-kernel ptests runas pmu-qemu
 	@dpkg -s trinity >/dev/null 2>&1 || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq trinity; }
 	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-fuzzbase.cpio.gz \
