@@ -272,6 +272,8 @@ enum perf_addr_filter_action_t {
 #define PERF_ATTACH_TASK	0x04
 /* the PMU's sched_task() runs when the event's task switches */
 #define PERF_ATTACH_SCHED_CB	0x08
+/* the event holds a user of the callchain buffers (perf_callchain_get) */
+#define PERF_ATTACH_CALLCHAIN	0x10
 
 /**
  * enum perf_event_state - where an event is in its life

@@ -210,8 +210,6 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	if (cgroup_fd != -1) {
 		err = perf_cgroup_connect(event, cgroup_fd, group_leader);
 		if (err) {
-			/* no callchain buffers taken yet: none to drop */
-			event->attr.sample_type &= ~PERF_SAMPLE_CALLCHAIN;
 			perf_event_free(event);
 			return ERR_PTR(err);
 		}
@@ -219,11 +217,10 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 	if (event->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
 		err = perf_callchain_get(event);
 		if (err) {
-			/* so that the free does not drop what was not taken */
-			event->attr.sample_type &= ~PERF_SAMPLE_CALLCHAIN;
 			perf_event_free(event);
 			return ERR_PTR(err);
 		}
+		event->attach_state |= PERF_ATTACH_CALLCHAIN;
 	}
 	/* the clock is checked last, as 6.12 does, after the callchain */
 	err = perf_event_set_clock(event);
@@ -264,7 +261,8 @@ void perf_event_free(struct perf_event *event)
 	perf_event_release_buffer(event);
 	perf_event_sigtrap_cancel(event);
 	perf_sb_account(event, -1);
-	if (event->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+	/* only what was taken: an alloc can fail before or in the get */
+	if (event->attach_state & PERF_ATTACH_CALLCHAIN)
 		perf_callchain_put(event);
 	/* a tracing event's program leaves its trace event before it goes */
 	if (IS_ENABLED(CONFIG_BPF_SYSCALL))
