@@ -5,6 +5,15 @@
  * accesses, whose difference must be the expected count per extra access
  * exactly.
  *
+ * Both measurements of a pair start from the same state: each is
+ * preceded by an unmeasured sweep of 2n, which leaves the same lines and
+ * pages in every level whatever ran before (a failed try's printf, the
+ * other measurement). Without it, the user code around the sweep (the
+ * reads, the loop) hit or missed in the DTLB and L1D depending on which
+ * sets the kernel's own accesses in between had used: a kernel built
+ * with another layout gave the n measurement one or two misses fewer
+ * than the 2n one in every try, even under icount.
+ *
  * The model runs at every CPL, so an interrupt or a preemption inside a
  * measurement (between the two reads) lets kernel code evict the page the
  * sweep is on from the first-level DTLB, or a line the user code around
@@ -121,6 +130,12 @@ struct sweep_read {
 	uint64_t val[NEV];
 };
 
+/* the expected difference of event @i between the sweeps of n and 2n */
+static long sweep_want(const struct sweep_case *c, int i)
+{
+	return c->n * c->per64[i] / 64;
+}
+
 /* the counts over one sweep of @n; 0 if the group was not on throughout */
 static int sweep_measure(const struct sweep_case *c, int fd, long n,
 			 int64_t *d)
@@ -128,6 +143,8 @@ static int sweep_measure(const struct sweep_case *c, int fd, long n,
 	struct sweep_read r0, r1;
 	int i;
 
+	/* the same state before each measurement (see the head) */
+	sweep_work(c, 2 * c->n);
 	if (read(fd, &r0, sizeof(r0)) != sizeof(r0))
 		return 0;
 	sweep_work(c, n);
@@ -140,46 +157,45 @@ static int sweep_measure(const struct sweep_case *c, int fd, long n,
 
 static void sweep_run_case(const struct sweep_case *c)
 {
-	int64_t d1[NEV], d2[NEV], m1[NEV], m2[NEV], got[NEV];
-	int fds[NEV], i, t, ok = 0, seen = 0;
+	int64_t d1[TRIES][NEV], d2[TRIES][NEV], m1[NEV], m2[NEV], got[NEV];
+	int fds[NEV], i, t, k, ok = 0, seen = 0, on[TRIES];
 	char what[200];
 
 	if (sweep_open_group(c, fds))
 		return;
-	/* a first sweep over all of it: the second-level DTLB holds it */
-	sweep_work(c, 2 * c->n);
 	for (t = 0; t < TRIES && !ok; t++) {
-		int on = sweep_measure(c, fds[0], c->n, d1);
 		int pair = 1, mins = 1;
 
-		on &= sweep_measure(c, fds[0], 2 * c->n, d2);
-		if (!on)
+		on[t] = sweep_measure(c, fds[0], c->n, d1[t]);
+		on[t] &= sweep_measure(c, fds[0], 2 * c->n, d2[t]);
+		if (!on[t])
 			continue;
 		for (i = 0; i < NEV; i++) {
-			long want = c->n * c->per64[i] / 64;
-
-			m1[i] = seen && m1[i] < d1[i] ? m1[i] : d1[i];
-			m2[i] = seen && m2[i] < d2[i] ? m2[i] : d2[i];
-			pair &= d2[i] - d1[i] == want;
-			mins &= m2[i] - m1[i] == want;
+			m1[i] = seen && m1[i] < d1[t][i] ? m1[i] : d1[t][i];
+			m2[i] = seen && m2[i] < d2[t][i] ? m2[i] : d2[t][i];
+			pair &= d2[t][i] - d1[t][i] == sweep_want(c, i);
+			mins &= m2[i] - m1[i] == sweep_want(c, i);
 		}
 		seen = 1;
 		ok = pair || mins;
 		for (i = 0; i < NEV; i++)
-			got[i] = pair ? d2[i] - d1[i] : m2[i] - m1[i];
-		if (!ok) {
-			printf("# %s try %d:", c->name, t + 1);
-			for (i = 0; i < NEV; i++)
-				printf(" %lld/%lld", (long long)d1[i],
-				       (long long)d2[i]);
-			printf("\n");
-		}
+			got[i] = pair ? d2[t][i] - d1[t][i] : m2[i] - m1[i];
+	}
+	/* the failed tries' counts, printed after them, not in between */
+	for (k = 0; k < t - ok; k++) {
+		if (!on[k])
+			continue;
+		printf("# %s try %d:", c->name, k + 1);
+		for (i = 0; i < NEV; i++)
+			printf(" %lld/%lld", (long long)d1[k][i],
+			       (long long)d2[k][i]);
+		printf("\n");
 	}
 	for (i = 0; i < NEV; i++) {
 		snprintf(what, sizeof(what), "%s: %s over %ld more (try %d)",
 			 c->name, c->ev[i].name, c->n, t);
-		check_val(seen && got[i] == c->n * c->per64[i] / 64, what,
-			  seen ? got[i] : -1, c->n * c->per64[i] / 64);
+		check_val(seen && got[i] == sweep_want(c, i), what,
+			  seen ? got[i] : -1, sweep_want(c, i));
 	}
 	for (i = 0; i < NEV; i++)
 		close(fds[i]);
@@ -202,10 +218,13 @@ static int sweep_run_cases(const struct sweep_case *cases)
 		return 2;
 	}
 	memset(buf, 1, BUF_SIZE);
-	CPU_ZERO(&set);
-	CPU_SET(sched_getcpu(), &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		perror("sched_setaffinity");
+	/* pinned already (to the CPU whose registers a test reads back)? */
+	if (sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) != 1) {
+		CPU_ZERO(&set);
+		CPU_SET(sched_getcpu(), &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			perror("sched_setaffinity");
+	}
 	for (c = cases; c->name; c++)
 		sweep_run_case(c);
 	printf("%s\n", fails ? "FAIL" : "PASS");
