@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""check-layers.py [--report] [OBJDIR]
+
+Hold kernel/events to its layer order. The order is the table of the
+"Layers" section of Documentation/perf-core/design.rst (one row per layer,
+bottom first, its files after its name); the references are those of the
+built objects in OBJDIR (default build/obj-test/kernel/events): a symbol
+that one file uses (nm -u) and another defines is a call or a variable
+reference between them. Prints every reference that runs up a layer
+(except the one named callback: the last perf_event_put() freeing the
+event), every file the table does not place, and every cycle of files.
+Exit status 1 if there is any, unless --report.
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DESIGN = os.path.join(ROOT, 'Documentation/perf-core/design.rst')
+# the one upward call the order allows: (caller's file, symbol)
+CALLBACK = {'perf_event_free'}
+
+
+def layers():
+    """[(layer name, [file stem, ...])] from design.rst, bottom first"""
+    text = open(DESIGN).read()
+    m = re.search(r'^Layers\n=+\n(.*?)^\S[^\n]*\n=+\n', text,
+		  re.S | re.M)
+    if not m:
+        sys.exit('check-layers: no "Layers" section in ' + DESIGN)
+    rows, on = [], False
+    for line in m.group(1).splitlines():
+        if re.match(r'\s+layer\s+files\s*$', line):
+            on = True
+            continue
+        if on and not line.strip():
+            break
+        if on:
+            words = line.split()
+            rows.append((words[0], [w[:-2] for w in words[1:]
+                                    if w.endswith('.c')]))
+    if not rows:
+        sys.exit('check-layers: the Layers table has no rows')
+    return rows
+
+
+def nm(path, undefined):
+    args = ['nm', '-u' if undefined else '--defined-only', path]
+    out = subprocess.run(args, capture_output=True, text=True,
+                         check=True).stdout
+    syms = set()
+    for line in out.splitlines():
+        f = line.split()
+        if undefined and f:
+            syms.add(f[-1])
+        elif len(f) == 3 and f[1] in 'TDBRGSV':	# global definitions
+            syms.add(f[2])
+    return syms
+
+
+def cycles(edges):
+    """strongly connected components of more than one file (Tarjan)"""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    argv = sys.argv[1:]
+    report = '--report' in argv
+    argv = [a for a in argv if a != '--report']
+    objdir = argv[0] if argv else os.path.join(
+        ROOT, 'build/obj-test/kernel/events')
+    rows = layers()
+    rank = {}
+    for i, (_, files) in enumerate(rows):
+        for f in files:
+            rank[f] = i
+    stems = sorted(f[:-2] for f in os.listdir(objdir)
+                   if f.endswith('.o') and not f.startswith('built-in') and
+                   os.path.exists(os.path.join(ROOT, 'kernel/events',
+                                               f[:-2] + '.c')))
+    if not stems:
+        sys.exit('check-layers: no objects in %s (make kernel)' % objdir)
+    defs, uses = {}, {}
+    for s in stems:
+        o = os.path.join(objdir, s + '.o')
+        for sym in nm(o, False):
+            defs[sym] = s
+        uses[s] = nm(o, True)
+
+    problems = 0
+    for s in stems:
+        if s not in rank:
+            print('UNPLACED  %s.c: not in the Layers table' % s)
+            problems += 1
+    edges, up = {}, {}
+    for s in stems:
+        for sym in sorted(uses[s]):
+            d = defs.get(sym)
+            if not d or d == s:
+                continue
+            if sym in CALLBACK:
+                continue
+            edges.setdefault(s, set()).add(d)
+            if s in rank and d in rank and rank[d] > rank[s]:
+                up.setdefault((s, d), []).append(sym)
+    for (s, d), syms in sorted(up.items(), key=lambda x: (rank[x[0][0]],
+                                                          x[0])):
+        print('UP        %s.c (%s) -> %s.c (%s): %s' %
+              (s, rows[rank[s]][0], d, rows[rank[d]][0], ' '.join(syms)))
+        problems += 1
+    for comp in cycles(edges):
+        print('CYCLE     ' + ' '.join(c + '.c' for c in comp))
+        problems += 1
+    nedges = sum(len(v) for v in edges.values())
+    print('check-layers: %d files, %d file references, %d upward, %d cycles'
+          '%s' % (len(stems), nedges, len(up), len(cycles(edges)),
+                  ' (report only)' if report else ''))
+    return 1 if problems and not report else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
