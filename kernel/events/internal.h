@@ -124,8 +124,17 @@ static inline u64 perf_clock(void)
 	return local_clock();
 }
 
-/* swevent.c: the instant a context switching on or off took its time at */
+/* sched.c: the instant a context switching on or off took its time at */
 DECLARE_PER_CPU(u64, perf_swclock_now);
+
+/*
+ * cpu-clock or task-clock, however opened (PERF_TYPE_SOFTWARE or the
+ * clocks' own types): their PMU's event_init says so
+ */
+static inline bool perf_event_is_swclock(const struct perf_event *event)
+{
+	return event->event_caps & PERF_EV_CAP_SWCLOCK;
+}
 
 /* cgroup.c: cgroup events (PERF_FLAG_PID_CGROUP) */
 #ifdef CONFIG_CGROUP_PERF
@@ -366,7 +375,7 @@ static inline bool perf_event_dozy(struct perf_event *event)
 {
 	const struct perf_event_attr *attr = &event->attr;
 
-	return (event->event_caps & PERF_EV_CAP_SWCLOCK) &&
+	return perf_event_is_swclock(event) &&
 	       !is_sampling_event(event) && !attr->pinned &&
 	       !attr->exclusive && event->cpu == -1 &&
 	       !perf_event_is_cgroup(event);
@@ -402,7 +411,6 @@ size_t perf_read_size(struct perf_event *event);
 size_t perf_read_format_size(u64 format, int nr);
 void perf_event_times_now(struct perf_event *event, u64 *enabled,
 			  u64 *running);
-void perf_swclock_read_at(struct perf_event *event, u64 now);
 void perf_event_times_at(struct perf_event *event, u64 clock, u64 *enabled,
 			 u64 *running);
 void perf_output_read(struct perf_output_handle *handle,
@@ -475,7 +483,6 @@ void perf_event_unthrottle_in(struct perf_event *event);
 
 /* swevent.c */
 int perf_swevent_register(void);
-bool perf_swevent_is_clock(struct perf_event *event);
 
 /* swap.c */
 void perf_ctx_clone_mark(struct perf_event_context *parent_ctx,

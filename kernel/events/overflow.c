@@ -21,7 +21,6 @@ static DEFINE_PER_CPU(int, perf_throttled_here);
 /* events in frequency mode, whose period the tick adjusts */
 static atomic_t perf_nr_freq_events;
 
-static bool perf_event_is_clock(struct perf_event *event);
 static void perf_freq_set_period(struct perf_event *event, u64 nsec,
 				 u64 count);
 
@@ -164,7 +163,7 @@ static int perf_event_count_interrupt(struct perf_event *event,
 		return 1;
 	/* frequency mode: the period just done took this long */
 	if (event->attr.freq && event->attr.sample_freq &&
-	    !perf_event_is_clock(event)) {
+	    !perf_event_is_swclock(event)) {
 		u64 now = perf_clock();
 		s64 delta = now - hwc->freq_time_stamp;
 
@@ -361,12 +360,6 @@ void perf_swevent_hit(struct perf_event *event, u64 nr,
 	}
 }
 
-/* Clocks sample on their own timer at 1/freq: their period is fixed. */
-static bool perf_event_is_clock(struct perf_event *event)
-{
-	return perf_swevent_is_clock(event);
-}
-
 /*
  * Frequency mode: @count events took @nsec, so the period that gives
  * attr.sample_freq samples a second is count / nsec / freq. Smoothed,
@@ -396,7 +389,7 @@ static void perf_adjust_freq(struct perf_event *event)
 	struct hw_perf_event *hwc = &event->hw;
 	u64 count, delta;
 
-	if (event->oncpu != smp_processor_id() || perf_event_is_clock(event))
+	if (event->oncpu != smp_processor_id() || perf_event_is_swclock(event))
 		return;
 
 	event->pmu->read(event);

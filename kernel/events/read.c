@@ -24,11 +24,16 @@ static void perf_event_read_fresh(struct perf_event_context *ctx,
 {
 	if (event->state != PERF_EVENT_STATE_ACTIVE)
 		return;
-	if ((event->event_caps & PERF_EV_CAP_SWCLOCK) && ctx->is_active &&
-	    !perf_event_is_cgroup(event))
-		perf_swclock_read_at(event, ctx->timestamp);
-	else
+	if (perf_event_is_swclock(event) && ctx->is_active &&
+	    !perf_event_is_cgroup(event)) {
+		u64 saved = __this_cpu_read(perf_swclock_now);
+
+		__this_cpu_write(perf_swclock_now, ctx->timestamp);
 		event->pmu->read(event);
+		__this_cpu_write(perf_swclock_now, saved);
+	} else {
+		event->pmu->read(event);
+	}
 }
 
 static void perf_event_sync_one(struct perf_event *event)

@@ -435,6 +435,15 @@ void perf_ctx_sched_in_pinned(struct perf_event_context *ctx,
 		perf_group_sched_in(ctx, leader);
 }
 
+/*
+ * While a whole context goes on or off this CPU (perf_ctx_activate(),
+ * perf_ctx_sched_out()), or a read brings its clocks up to its time, the
+ * instant its time was just taken at; 0 otherwise. The clock events'
+ * pmu ops start, stop and read at that instant, in step with their
+ * time_running, without a read of the clock each.
+ */
+DEFINE_PER_CPU(u64, perf_swclock_now);
+
 /* Make @ctx active on this CPU as of @now and schedule its events in. */
 static void perf_ctx_activate(struct perf_event_context *ctx, u64 now)
 {

@@ -43,7 +43,7 @@ static bool perf_event_swappable(struct perf_event *event)
 	    perf_event_is_cgroup(event) || READ_ONCE(event->prog) ||
 	    rcu_access_pointer(event->rb))
 		return false;
-	if (attr->type == PERF_TYPE_SOFTWARE || perf_swevent_is_clock(event))
+	if (attr->type == PERF_TYPE_SOFTWARE || perf_event_is_swclock(event))
 		return true;
 	return attr->type != PERF_TYPE_BREAKPOINT &&
 	       event->pmu->task_ctx_nr == perf_hw_context;

@@ -216,14 +216,6 @@ static int perf_swevent_event_init(struct perf_event *event)
 	return 0;
 }
 
-/*
- * While a whole context goes on or off this CPU (perf_ctx_activate(),
- * perf_ctx_sched_out()), the clock its time was just taken from; 0
- * otherwise. Its clock events start and stop at that instant, in step
- * with their time_running, without a read of the clock each.
- */
-DEFINE_PER_CPU(u64, perf_swclock_now);
-
 static u64 perf_swclock_clock(void)
 {
 	u64 now = __this_cpu_read(perf_swclock_now);
@@ -272,18 +264,6 @@ static void perf_swclock_add_to(struct perf_event *event, u64 now)
 static void perf_swclock_update(struct perf_event *event)
 {
 	perf_swclock_add_to(event, perf_swclock_clock());
-}
-
-/**
- * perf_swclock_read_at - pmu->read() of a clock event, as of @now
- * @event: a cpu-clock or task-clock event (PERF_EV_CAP_SWCLOCK)
- * @now: local_clock() just read by the caller for its own use: one
- *	read of the clock, not two; IRQs off
- */
-void perf_swclock_read_at(struct perf_event *event, u64 now)
-{
-	if (!(event->hw.state & PERF_HES_STOPPED))
-		perf_swclock_add_to(event, now);
 }
 
 static void perf_swevent_start_at(struct perf_event *event, u64 now)
@@ -375,21 +355,6 @@ static int perf_swclock_alias_init(struct perf_event *event)
 	event->event_caps |= PERF_EV_CAP_SOFTWARE;
 	perf_swclock_init(event);
 	return 0;
-}
-
-/**
- * perf_swevent_is_clock - is @event cpu-clock or task-clock?
- * @event: the event
- *
- * Opened as a software event or through the clocks' own types.
- */
-bool perf_swevent_is_clock(struct perf_event *event)
-{
-	return (event->pmu == &perf_swevent_pmu ||
-		event->pmu == &perf_cpu_clock_pmu ||
-		event->pmu == &perf_task_clock_pmu) &&
-	       event->attr.config < PERF_COUNT_SW_MAX &&
-	       perf_sw_kind(event) == PERF_SW_CLOCK;
 }
 
 int __init perf_swevent_register(void)
