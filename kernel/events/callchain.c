@@ -168,7 +168,7 @@ void put_callchain_buffers(void)
 }
 
 /**
- * perf_callchain_limits_write - proc handler of perf_event_max_stack and
+ * perf_event_max_stack_handler - proc handler of perf_event_max_stack and
  * perf_event_max_contexts_per_stack
  * @table: the sysctl's table entry
  * @write: nonzero for a write
@@ -181,8 +181,8 @@ void put_callchain_buffers(void)
  * limits. The check and the store are one step under the buffers'
  * mutex, so no user can size buffers from the old values in between.
  */
-int perf_callchain_limits_write(const struct ctl_table *table, int write,
-				void *buffer, size_t *lenp, loff_t *ppos)
+int perf_event_max_stack_handler(const struct ctl_table *table, int write,
+				 void *buffer, size_t *lenp, loff_t *ppos)
 {
 	struct ctl_table copy = *table;
 	int *value = table->data;

@@ -468,8 +468,6 @@ struct perf_callchain_entry *
 perf_callchain(struct perf_event *event, struct pt_regs *regs);
 int perf_callchain_get(struct perf_event *event);
 void perf_callchain_put(struct perf_event *event);
-int perf_callchain_limits_write(const struct ctl_table *table, int write,
-				void *buffer, size_t *lenp, loff_t *ppos);
 
 /* overflow.c */
 void perf_event_wakeup_init(struct perf_event *event);

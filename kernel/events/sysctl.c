@@ -3,7 +3,9 @@
  * The perf sysctls under /proc/sys/kernel and what they derive.
  *
  * kernel/sysctl.c owns the table; the variables and the handlers that
- * keep derived limits consistent live here.
+ * keep derived limits consistent live here, except the stack limits'
+ * handler: callchain.c's buffers are sized by them, and it refuses a
+ * change while they exist.
  */
 #include <linux/sysctl.h>
 #include <linux/printk.h>
@@ -104,21 +106,6 @@ int perf_cpu_time_max_percent_handler(const struct ctl_table *table,
 		pr_warn("perf: Dynamic interrupt throttling disabled, can hang your system!\n");
 	perf_update_sample_limits();
 	return 0;
-}
-
-/**
- * perf_event_max_stack_handler - perf_event_max_stack and
- * perf_event_max_contexts_per_stack
- * @table: the sysctl's table entry
- * @write: nonzero for a write
- * @buffer: the data read or written
- * @lenp: its length, updated
- * @ppos: the file position, updated
- */
-int perf_event_max_stack_handler(const struct ctl_table *table, int write,
-				 void *buffer, size_t *lenp, loff_t *ppos)
-{
-	return perf_callchain_limits_write(table, write, buffer, lenp, ppos);
 }
 
 /* samples one event may take per tick before it is throttled */
