@@ -123,7 +123,8 @@ void __init perf_cpu_contexts_init(void)
  *
  * Creates the task's context on first use. Returns it with a reference
  * held, or an ERR_PTR: -ESRCH when the task is exiting, -ENODEV for an
- * offline CPU.
+ * offline CPU. The open path takes the task's own context home first
+ * (perf_open_context()).
  */
 struct perf_event_context *perf_find_get_context(struct task_struct *task,
 						 int cpu)
@@ -139,9 +140,6 @@ struct perf_event_context *perf_find_get_context(struct task_struct *task,
 		perf_ctx_get(&cpuctx->ctx);
 		return &cpuctx->ctx;
 	}
-
-	/* a new event on @task counts @task: its own context, kept home */
-	perf_ctx_unswap(task);
 
 	new = perf_ctx_alloc(task, -1);
 	if (!new)

@@ -364,6 +364,19 @@ int perf_event_release_kernel(struct perf_event *event)
 EXPORT_SYMBOL_GPL(perf_event_release_kernel);
 
 /*
+ * The context a new event for (@task, @cpu) joins. An event on @task
+ * counts @task: a context lent to another task at a switch
+ * (Documentation/perf-core/ctx-swap.rst) comes home first.
+ */
+static struct perf_event_context *perf_open_context(struct task_struct *task,
+						    int cpu)
+{
+	if (task)
+		perf_ctx_unswap(task);
+	return perf_find_get_context(task, cpu);
+}
+
+/*
  * Put a new event into its context. ctx's reference passes to the event,
  * or is dropped on failure. The context found for @task may have been
  * lent away since (perf_ctx_pin_home()): then look it up again.
@@ -381,7 +394,7 @@ static int perf_event_attach(struct perf_event *event,
 			break;
 		mutex_unlock(&ctx->mutex);
 		perf_ctx_put(ctx);
-		ctx = perf_find_get_context(task, event->cpu);
+		ctx = perf_open_context(task, event->cpu);
 		if (IS_ERR(ctx))
 			return PTR_ERR(ctx);
 	}
@@ -499,7 +512,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 		goto err_cred;
 	}
 
-	ctx = perf_find_get_context(task, event->cpu == -1 ? 0 : event->cpu);
+	ctx = perf_open_context(task, event->cpu == -1 ? 0 : event->cpu);
 	if (IS_ERR(ctx)) {
 		err = PTR_ERR(ctx);
 		goto err_cred;
@@ -589,7 +602,7 @@ perf_event_create_kernel_counter(struct perf_event_attr *attr, int cpu,
 	if (IS_ERR(event))
 		return event;
 
-	ctx = perf_find_get_context(task, event->cpu == -1 ? 0 : event->cpu);
+	ctx = perf_open_context(task, event->cpu == -1 ? 0 : event->cpu);
 	if (IS_ERR(ctx)) {
 		perf_event_put(event);
 		return ERR_CAST(ctx);
