@@ -389,6 +389,8 @@ static inline void perf_ctx_settled(struct perf_event_context *ctx)
 }
 void perf_ctx_resched(struct perf_event_context *ctx);
 void perf_ctx_activate_here(struct perf_event_context *ctx);
+void perf_ctx_activate(struct perf_event_context *ctx, u64 now);
+void perf_ctx_rotate_tick(struct perf_event_context *ctx);
 void perf_cpu_ctx_online(void);
 void perf_cpu_ctx_offline(void);
 void perf_cpu_contexts_init(void);
@@ -475,7 +477,6 @@ void perf_event_queue_pending(struct perf_event *event);
 void perf_event_sigtrap_cancel(struct perf_event *event);
 void perf_event_throttle_tick(struct perf_cpu_context *cpuctx);
 bool perf_event_unthrottle_late(struct perf_event *event);
-void perf_event_unthrottle_in(struct perf_event *event);
 /* hw.interrupts of an event that overflowed too often in its tick */
 #define PERF_THROTTLED		(~0ULL)
 

@@ -217,21 +217,6 @@ bool perf_event_unthrottle_late(struct perf_event *event)
 	return true;
 }
 
-/**
- * perf_event_unthrottle_in - a throttled event goes on its PMU again
- * @event: the event, throttled
- *
- * The tick restarts only the events on a PMU at the time: one whose
- * context was switched out then would otherwise stay throttled for good
- * (its next overflow would stop it again). As in 6.12, it samples again
- * from its schedule-in, which starts it.
- */
-void perf_event_unthrottle_in(struct perf_event *event)
-{
-	event->hw.interrupts = 0;
-	perf_log_throttle(event, true);
-}
-
 static int perf_event_overflow_one(struct perf_event *event,
 				   struct perf_sample_data *data,
 				   struct pt_regs *regs, bool may_throttle)
