@@ -37,6 +37,7 @@
 #include <linux/fs.h>
 #include <linux/pid_namespace.h>
 #include <linux/workqueue.h>
+#include <linux/llist.h>
 #include <linux/ftrace.h>
 #include <linux/cpu.h>
 #include <linux/irq_work.h>
@@ -391,6 +392,8 @@ struct perf_event {
 
 	void (*destroy)(struct perf_event *event);
 	struct rcu_head			rcu_head;
+	/* a last reference handed to a work item (perf_event_put_async()) */
+	struct llist_node		free_entry;
 #ifdef CONFIG_EVENT_TRACING
 	/* the tracepoint of a tracepoint event, and its filter */
 	struct trace_event_call		*tp_event;

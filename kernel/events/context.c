@@ -79,8 +79,13 @@ static void perf_ctx_free_rcu(struct rcu_head *head)
 void perf_ctx_put(struct perf_event_context *ctx)
 {
 	if (!refcount_dec_and_test(&ctx->refcount)) {
-		/* perf_event_free_task() may wait for the last user */
-		wake_up_var(&ctx->refcount);
+		/*
+		 * perf_event_free_task() may wait for the last user of a task
+		 * context. Not a CPU context's: scope.c drops those under a
+		 * raw ctx->lock, where the wait queue's lock may not nest.
+		 */
+		if (ctx->task)
+			wake_up_var(&ctx->refcount);
 		return;
 	}
 	/* CPU contexts are static and never reach zero */

@@ -292,3 +292,34 @@ void perf_event_put(struct perf_event *event)
 	if (refcount_dec_and_test(&event->refcount))
 		perf_event_free(event);
 }
+
+static LLIST_HEAD(perf_free_list);
+
+static void perf_free_work_fn(struct work_struct *work)
+{
+	struct llist_node *head = llist_del_all(&perf_free_list);
+	struct perf_event *event, *tmp;
+
+	llist_for_each_entry_safe(event, tmp, head, free_entry)
+		perf_event_put(event);
+}
+
+static DECLARE_WORK(perf_free_work, perf_free_work_fn);
+
+/**
+ * perf_event_put_async - drop a reference where the free may not run
+ * @event: the event
+ *
+ * For a caller that holds what the free takes or must not run under: an
+ * mm's mmap_lock (a uprobe event's destroy takes the mmap_lock of every
+ * mm mapping its file), another event's mmap_mutex (the free takes this
+ * one's: the same lock class). The last reference goes to a work item,
+ * which drops it in plain process context. Any context but NMI.
+ */
+void perf_event_put_async(struct perf_event *event)
+{
+	if (refcount_dec_not_one(&event->refcount))
+		return;
+	if (llist_add(&event->free_entry, &perf_free_list))
+		schedule_work(&perf_free_work);
+}

@@ -254,6 +254,7 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 				    void *context, int cgroup_fd);
 void perf_event_hold(struct perf_event *event);
 void perf_event_put(struct perf_event *event);
+void perf_event_put_async(struct perf_event *event);
 void perf_event_free(struct perf_event *event);
 bool perf_event_is_group_leader(struct perf_event *event);
 bool perf_event_attr_is_sw_only(struct perf_event *event);

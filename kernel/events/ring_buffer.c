@@ -262,7 +262,12 @@ static void perf_buffer_unmapped(struct perf_event *event,
 		if (rcu_access_pointer(iter->rb) == rb)
 			perf_buffer_attach(iter, NULL);
 		mutex_unlock(&iter->mmap_mutex);
-		perf_event_put(iter);
+		/*
+		 * Its fd may have been closed meanwhile: ours can be the last
+		 * reference, whose free must not run under this event's
+		 * mmap_mutex and the mm's mmap_lock held here
+		 */
+		perf_event_put_async(iter);
 	}
 	if (rcu_access_pointer(event->rb) == rb)
 		perf_buffer_attach(event, NULL);

@@ -424,6 +424,59 @@ TEST(sigtrap_faster_than_delivery)
 	EXPECT_LE(8, fast_traps);
 }
 
+struct unmap_race {
+	int fd;
+	volatile int go;
+};
+
+static void *close_when_told(void *arg)
+{
+	struct unmap_race *r = arg;
+
+	while (!r->go)
+		;
+	close(r->fd);
+	return NULL;
+}
+
+/*
+ * The last munmap of a buffer detaches the events redirected into it
+ * (SET_OUTPUT), each under a reference of its own. One whose fd was
+ * closed meanwhile used to be freed right there, under the mm's
+ * mmap_lock and the unmapping event's mmap_mutex: its free takes its own
+ * mmap_mutex (lockdep: recursive locking), and a uprobe event's free
+ * write-locks the mmap_lock of every mm mapping its file.
+ */
+TEST(close_of_a_redirected_event_racing_the_last_munmap)
+{
+	__u64 end = pt_now_ns() + 15000000000ULL;
+	struct perf_event_attr attr;
+	struct unmap_race r;
+	pthread_t th;
+	int owner, i;
+
+	pt_attr_sw(&attr, PERF_COUNT_SW_DUMMY);
+	owner = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, owner);
+	/* 15 s of races, or 5000: a TCG guest makes a thread in ~3 ms */
+	for (i = 0; i < 5000 && pt_now_ns() < end; i++) {
+		struct pt_rb rb;
+
+		ASSERT_EQ(0, pt_rb_map(&rb, owner, 1));
+		r.fd = sys_perf_event_open(&attr, 0, -1, -1,
+					   PERF_FLAG_FD_CLOEXEC);
+		ASSERT_LE(0, r.fd);
+		ASSERT_EQ(0, ioctl(r.fd, PERF_EVENT_IOC_SET_OUTPUT, owner));
+		r.go = 0;
+		ASSERT_EQ(0, pthread_create(&th, NULL, close_when_told, &r));
+		r.go = 1;
+		pt_rb_unmap(&rb);
+		ASSERT_EQ(0, pthread_join(th, NULL));
+	}
+	TH_LOG("%d races", i);
+	close(owner);
+}
+
 static int open_clock(__u32 type, __u64 config, int clockid, void *addr)
 {
 	struct perf_event_attr attr;
