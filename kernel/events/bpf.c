@@ -146,6 +146,8 @@ static struct bpf_prog *perf_event_detach_bpf_locked(struct perf_event *event)
 {
 	struct bpf_prog *prog = event->prog;
 
+	lockdep_assert_held(&perf_bpf_mutex);
+
 	if (!prog)
 		return NULL;
 	if (perf_event_is_tracing(event)) {

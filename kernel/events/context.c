@@ -335,6 +335,8 @@ void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 {
 	struct perf_event *leader = event->group_leader;
 
+	lockdep_assert_held(&ctx->lock);
+
 	if (perf_event_is_cgroup(event)) {
 		perf_cgroup_event_link(ctx, 1);
 		event->tstamp = perf_cgroup_time(event);
@@ -374,6 +376,7 @@ void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 void perf_ctx_unlink_event_locked(struct perf_event_context *ctx,
 				  struct perf_event *event)
 {
+	lockdep_assert_held(&ctx->lock);
 	perf_ctx_list_del(ctx, event);
 	if (event->group_leader == event)
 		list_del_init(&event->group_entry);
@@ -419,6 +422,8 @@ void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 			       struct perf_event *event)
 {
 	struct perf_event *sibling, *tmp;
+
+	lockdep_assert_held(&ctx->lock);
 
 	perf_ctx_list_del(ctx, event);
 

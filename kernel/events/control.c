@@ -24,6 +24,8 @@ void perf_event_enable_locked(struct perf_event_context *ctx,
 {
 	struct perf_event *leader = event->group_leader;
 
+	lockdep_assert_held(&ctx->lock);
+
 	if (event->state >= PERF_EVENT_STATE_INACTIVE ||
 	    event->state <= PERF_EVENT_STATE_EXIT)
 		return;

@@ -191,6 +191,7 @@ static __always_inline int __perf_event_sched_in(struct perf_event_context *ctx,
 int perf_event_sched_in(struct perf_event_context *ctx,
 			struct perf_event *event)
 {
+	lockdep_assert_held(&ctx->lock);
 	if (event->state != PERF_EVENT_STATE_INACTIVE)
 		return 0;
 	if (!perf_event_may_count_here(event))
@@ -217,6 +218,7 @@ static __always_inline void __perf_event_sched_out(struct perf_event_context *ct
 void perf_event_sched_out(struct perf_event_context *ctx,
 			  struct perf_event *event)
 {
+	lockdep_assert_held(&ctx->lock);
 	__perf_event_sched_out(ctx, event);
 }
 
@@ -260,6 +262,8 @@ int perf_group_sched_in(struct perf_event_context *ctx,
 	bool hold = !list_empty(&leader->sibling_list);
 	bool software;
 	int err;
+
+	lockdep_assert_held(&ctx->lock);
 
 	if (leader->state != PERF_EVENT_STATE_INACTIVE)
 		return 0;
@@ -362,6 +366,7 @@ static __always_inline void __perf_group_sched_out(struct perf_event_context *ct
 void perf_group_sched_out(struct perf_event_context *ctx,
 			  struct perf_event *leader)
 {
+	lockdep_assert_held(&ctx->lock);
 	__perf_group_sched_out(ctx, leader);
 }
 
@@ -382,6 +387,7 @@ static __always_inline void __perf_ctx_sched_in(struct perf_event_context *ctx)
 
 void perf_ctx_sched_in(struct perf_event_context *ctx)
 {
+	lockdep_assert_held(&ctx->lock);
 	__perf_ctx_sched_in(ctx);
 }
 
@@ -437,6 +443,7 @@ static void perf_task_ctx_repack(struct perf_event_context *ctx)
 void perf_ctx_sched_in_pinned(struct perf_event_context *ctx,
 			      struct perf_event *leader)
 {
+	lockdep_assert_held(&ctx->lock);
 	if (ctx->task)
 		perf_task_ctx_repack(ctx);
 	else
@@ -455,6 +462,7 @@ DEFINE_PER_CPU(u64, perf_swclock_now);
 /* Make @ctx active on this CPU as of @now and schedule its events in. */
 void perf_ctx_activate(struct perf_event_context *ctx, u64 now)
 {
+	lockdep_assert_held(&ctx->lock);
 	ctx->is_active = true;
 	ctx->active_cpu = smp_processor_id();
 	ctx->timestamp = now;
@@ -489,6 +497,7 @@ static __always_inline void perf_ctx_groups_out(struct perf_event_context *ctx)
 /* Take every group of @ctx off the PMUs and stop its clock. */
 void perf_ctx_sched_out(struct perf_event_context *ctx)
 {
+	lockdep_assert_held(&ctx->lock);
 	if (!ctx->is_active) {
 		perf_ctx_settled(ctx);
 		return;
@@ -508,6 +517,7 @@ void perf_ctx_sched_out(struct perf_event_context *ctx)
 /* Activate a context on this CPU; used by the IPI path for a running task. */
 void perf_ctx_activate_here(struct perf_event_context *ctx)
 {
+	lockdep_assert_held(&ctx->lock);
 	perf_ctx_settled(ctx);
 	if (!ctx->is_active)
 		perf_ctx_activate(ctx, perf_clock());
@@ -520,6 +530,8 @@ void perf_ctx_activate_here(struct perf_event_context *ctx)
 void perf_ctx_resched(struct perf_event_context *ctx)
 {
 	struct perf_event *leader;
+
+	lockdep_assert_held(&ctx->lock);
 
 	if (!ctx->is_active)
 		return;
@@ -573,6 +585,7 @@ void perf_ctx_rotate_tick(struct perf_event_context *ctx)
  */
 void perf_ctx_settle(struct perf_event_context *ctx)
 {
+	lockdep_assert_held(&ctx->lock);
 	/* the clocks stop where the context's time did (same CPU's clock) */
 	perf_ctx_groups_out(ctx);
 	ctx->dozing = false;
