@@ -9,7 +9,8 @@ built objects in OBJDIR (default build/obj-test/kernel/events): a symbol
 that one file uses (nm -u) and another defines is a call or a variable
 reference between them. Prints every reference that runs up a layer
 (except the one named callback: the last perf_event_put() freeing the
-event), every file the table does not place, and every cycle of files.
+event), every file the table does not place, every cycle of files, and
+whether the lock table at the head of internal.h is design.rst's.
 Exit status 1 if there is any, unless --report.
 """
 import os
@@ -43,6 +44,23 @@ def layers():
                                     if w.endswith('.c')]))
     if not rows:
         sys.exit('check-layers: the Layers table has no rows')
+    return rows
+
+
+def lock_table(path, prefix):
+    """the lines of the lock table (from its '#  lock' head to a blank)"""
+    rows, on = [], False
+    for line in open(path).read().splitlines():
+        if line.startswith(prefix):
+            line = line[len(prefix):]
+        elif on:
+            break
+        if re.match(r'\s*#\s+lock\s', line):
+            on = True
+        if on:
+            if not line.strip():
+                break
+            rows.append(line.strip())
     return rows
 
 
@@ -141,6 +159,13 @@ def main():
         problems += 1
     for comp in cycles(edges):
         print('CYCLE     ' + ' '.join(c + '.c' for c in comp))
+        problems += 1
+    # the lock table: one, in design.rst and at the head of internal.h
+    doc = lock_table(DESIGN, '  ')
+    head = lock_table(os.path.join(ROOT, 'kernel/events/internal.h'), ' *')
+    if not doc or doc != head:
+        print('LOCKS     the lock tables of design.rst and internal.h differ'
+              ' (or one is missing)')
         problems += 1
     nedges = sum(len(v) for v in edges.values())
     print('check-layers: %d files, %d file references, %d upward, %d cycles'

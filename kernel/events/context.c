@@ -72,9 +72,8 @@ static void perf_ctx_free_rcu(struct rcu_head *head)
 
 /*
  * The scheduler reads task->perf_event_ctxp without locks, so the memory
- * stays until an RCU grace period has passed. The task reference may be
- * dropped here from an RCU callback (perf_event_delayed_put()), which
- * put_task_struct() allows.
+ * stays until an RCU grace period has passed. The last put runs in
+ * process context: it drops a static key, which sleeps.
  */
 void perf_ctx_put(struct perf_event_context *ctx)
 {

@@ -3,15 +3,49 @@
  * Types and functions shared by the files of the perf core, and by no one
  * else. Documentation/perf-core/design.rst describes how they fit.
  *
- * Locking, outermost first:
- *   task->perf_event_mutex   creation and teardown of a task's context,
- *                            the list of events a task owns (prctl)
- *   ctx->mutex               changes to a context from process context
- *   event->child_mutex       an event's list of inherited children
- *   ctx->lock                (raw, IRQs off) event states, group lists
- *                            and times against the scheduler and IPIs
- * Nothing under ctx->lock sleeps; the software event hooks take no lock at
- * all and walk per-CPU lists under RCU.
+ * Locks, outermost first: a lock is taken only with locks above it held
+ * (Documentation/perf-core/design.rst has the same table, and the paths
+ * that make each edge):
+ *
+ *  #  lock                        kind, context        protects
+ *  1  exec_update_lock            rwsem, process       the target's creds and mm while
+ *                                                      open checks and installs; exec
+ *  2  task->perf_event_mutex      mutex, process       task->perf_event_ctxp creation and
+ *                                                      teardown; the events a task owns
+ *  3  ctx->mutex, task context    mutex, process       changes to a context from process
+ *                                                      context (install, remove, groups)
+ *  4  perf_unswap_mutex           mutex, process       one unswap at a time (swap.c)
+ *  5  event->child_mutex          mutex, process       an event's inherited children
+ *  6  event_mutex (trace)         mutex, process       tracing events' init and destroy
+ *  7  uprobes_install_mutex,      mutex, rwsem,        uprobes' consumers and breakpoint
+ *     then uprobes_fork_rwsem     process              writes (uprobes/uprobes.h)
+ *  8  hotplug lock                percpu rwsem         static keys take it; hotplug
+ *                                                      callbacks run under it
+ *  9  ctx->mutex, CPU context     mutex (own class),   the same, for a CPU's context;
+ *                                 process, cpuhp       two when scope.c migrates (lower
+ *                                                      CPU first, then nested)
+ * 10  mm->mmap_lock               rwsem, process       the mm; our mmap and vma close run
+ *                                                      under it
+ * 11  event->mmap_mutex           mutex, process       event->rb, mapping counts; another
+ *                                                      event's nested (buffer unmapped)
+ * 12  leaf mutexes                mutex, process       perf_callchain_mutex (buffers,
+ *                                                      stack sysctls), perf_bpf_mutex
+ *                                                      (event->prog), bp_slots_mutex,
+ *                                                      pmus_lock (PMU list), uprobe
+ *                                                      insn_mutex, ref_ctr_mutex, x86
+ *                                                      intel_ds_mutex, ibs_nmi_mutex
+ * 13  rb->event_lock              spinlock, irqsave    a buffer's list of writers
+ * 14  rq->lock, p->pi_lock        raw, the scheduler   held around the switch hooks and
+ *                                                      the sched tracepoints
+ * 15  ctx->lock                   raw, IRQs off,       event states, a context's lists,
+ *                                 never in NMI         times, is_active; nested: this
+ *                                                      CPU's under a task's (repack), a
+ *                                                      swap pair in address order
+ * 16  hrtimer base, x86           raw, IRQs off        innermost
+ *     extra_core.lock
+ *
+ * Nothing under ctx->lock sleeps or wakes a wait queue; no event is freed
+ * under an mmap_lock (perf_event_put_async()).
  */
 #ifndef _KERNEL_EVENTS_INTERNAL_H
 #define _KERNEL_EVENTS_INTERNAL_H
