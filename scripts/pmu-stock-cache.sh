@@ -59,6 +59,7 @@ NOT_KEYED=(':!kernel/events' ':!arch/x86/events' ':!include/linux'
 	':!scripts/distro-users.sh' ':!scripts/distro.sh' ':!scripts/fuzz.sh'
 	':!scripts/perf-diff.sh' ':!scripts/perf-options.py'
 	':!scripts/quick-test.sh' ':!scripts/run-tests.sh'
+	':!scripts/check-layers.py'
 	':!scripts/pmu-stock-cache.sh')
 
 # the installed versions of the packages the stock run is made of
