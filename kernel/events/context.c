@@ -77,13 +77,16 @@ static void perf_ctx_free_rcu(struct rcu_head *head)
  */
 void perf_ctx_put(struct perf_event_context *ctx)
 {
+	/* read while ours holds it: another put may free it after ours */
+	bool task_ctx = ctx->task;
+
 	if (!refcount_dec_and_test(&ctx->refcount)) {
 		/*
 		 * perf_event_free_task() may wait for the last user of a task
 		 * context. Not a CPU context's: scope.c drops those under a
 		 * raw ctx->lock, where the wait queue's lock may not nest.
 		 */
-		if (ctx->task)
+		if (task_ctx)
 			wake_up_var(&ctx->refcount);
 		return;
 	}

@@ -6,7 +6,8 @@
  *
  * An entry point: the scheduler calls these, and they call scheduling,
  * swapping, records (SWITCH) and overflow (the throttle tick). All of it
- * runs with the runqueue lock held and IRQs off.
+ * runs with IRQs off; the switch hooks with the runqueue lock held, the
+ * tick without it.
  */
 #include <linux/smp.h>
 #include <linux/sched.h>
