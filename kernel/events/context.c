@@ -18,8 +18,6 @@
 
 #include "internal.h"
 
-DEFINE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
-
 static void perf_ctx_init(struct perf_event_context *ctx,
 			  struct task_struct *task, int cpu)
 {

@@ -25,6 +25,13 @@ static atomic64_t perf_event_next_id;
  */
 DEFINE_STATIC_KEY_FALSE(perf_sched_events);
 
+/*
+ * Each CPU's context: data that every layer reads (side-band records walk
+ * it, scheduling and the cgroup clocks keep it), so it is defined at the
+ * bottom with the object it holds. context.c sets it up.
+ */
+DEFINE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
+
 static u64 perf_clock_monotonic(void)
 {
 	return ktime_get_mono_fast_ns();

@@ -337,7 +337,7 @@ static inline u64 perf_ctx_time_now(struct perf_event_context *ctx)
 	return ctx->time;
 }
 /* scoped PMUs and event migration (scope.c) */
-extern struct device_attribute dev_attr_cpumask;
+extern cpumask_t perf_scope_cpus[PERF_PMU_MAX_SCOPE];
 void perf_scope_cpu_online(unsigned int cpu);
 void perf_scope_cpu_offline(unsigned int cpu);
 void perf_pmu_migrate_scope(unsigned int scope, int src_cpu, int dst_cpu);

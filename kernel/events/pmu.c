@@ -72,6 +72,25 @@ static ssize_t nr_addr_filters_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(nr_addr_filters);
 
+/*
+ * The designated CPUs of each scope (scope.c keeps them, under the hotplug
+ * lock): the PMU's sysfs shows them, so they live with the PMU object.
+ */
+cpumask_t perf_scope_cpus[PERF_PMU_MAX_SCOPE];
+
+/* sysfs cpumask of a scoped PMU: its designated CPUs */
+static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
+			    char *page)
+{
+	struct pmu *pmu = dev_get_drvdata(dev);
+
+	if (!pmu->scope || pmu->scope >= PERF_PMU_MAX_SCOPE)
+		return 0;
+	return cpumap_print_to_pagebuf(true, page,
+				       &perf_scope_cpus[pmu->scope]);
+}
+static DEVICE_ATTR_RO(cpumask);
+
 static struct attribute *pmu_dev_attrs[] = {
 	&dev_attr_type.attr,
 	&dev_attr_perf_event_mux_interval_ms.attr,

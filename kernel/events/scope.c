@@ -18,9 +18,6 @@
 
 #include "internal.h"
 
-/* the designated CPUs of each scope; changed under the hotplug lock */
-static cpumask_t perf_scope_cpus[PERF_PMU_MAX_SCOPE];
-
 static const struct cpumask *perf_scope_domain(unsigned int scope, int cpu)
 {
 	switch (scope) {
@@ -58,19 +55,6 @@ bool perf_scope_shared(struct pmu *pmu, int cpu, int other)
 	domain = perf_scope_domain(pmu->scope, other);
 	return domain && cpumask_test_cpu(cpu, domain);
 }
-
-/* sysfs cpumask of a scoped PMU: its designated CPUs */
-static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
-			    char *page)
-{
-	struct pmu *pmu = dev_get_drvdata(dev);
-
-	if (!pmu->scope || pmu->scope >= PERF_PMU_MAX_SCOPE)
-		return 0;
-	return cpumap_print_to_pagebuf(true, page,
-				       &perf_scope_cpus[pmu->scope]);
-}
-DEVICE_ATTR_RO(cpumask);
 
 /**
  * perf_scope_cpu_online - @cpu is up: it reads for domains without a reader
