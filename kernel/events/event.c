@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The event object: allocation from an attr, binding to a PMU, reference
- * counting and freeing.
+ * counting, deferred work (its irq_work) and freeing.
  *
  * An event is freed in two steps: the last reference drop (process
  * context, may sleep) releases the PMU and static keys; the memory itself
@@ -14,6 +14,7 @@
 #include <linux/sched/clock.h>
 #include <linux/timekeeping.h>
 #include <linux/jump_label.h>
+#include <linux/irq_work.h>
 
 #include "internal.h"
 
@@ -298,6 +299,30 @@ void perf_event_put(struct perf_event *event)
 {
 	if (refcount_dec_and_test(&event->refcount))
 		perf_event_free(event);
+}
+
+/**
+ * perf_event_queue_pending - run @event's irq_work soon
+ * @event: the event
+ *
+ * As a rule on this CPU, right after the current context. A CPU that is
+ * going offline (no longer active) may never take the irq_work interrupt
+ * again: the work would stay pending for good, and whoever frees the
+ * event would wait for it forever. Its work goes to an active CPU.
+ */
+void perf_event_queue_pending(struct perf_event *event)
+{
+	int cpu = smp_processor_id();
+
+	if (likely(cpu_active(cpu)) || in_nmi()) {
+		irq_work_queue(&event->pending_irq);
+		return;
+	}
+	cpu = cpumask_any_but(cpu_active_mask, cpu);
+	if (cpu < nr_cpu_ids)
+		irq_work_queue_on(&event->pending_irq, cpu);
+	else
+		irq_work_queue(&event->pending_irq);
 }
 
 static LLIST_HEAD(perf_free_list);

@@ -290,6 +290,7 @@ void perf_event_hold(struct perf_event *event);
 void perf_event_put(struct perf_event *event);
 void perf_event_put_async(struct perf_event *event);
 void perf_event_free(struct perf_event *event);
+void perf_event_queue_pending(struct perf_event *event);
 bool perf_event_is_group_leader(struct perf_event *event);
 bool perf_event_attr_is_sw_only(struct perf_event *event);
 
@@ -444,14 +445,10 @@ void perf_event_sync(struct perf_event *event);
 u64 perf_event_total(struct perf_event *event, u64 *enabled, u64 *running);
 ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 				size_t count);
-size_t perf_read_size(struct perf_event *event);
-size_t perf_read_format_size(u64 format, int nr);
 void perf_event_times_now(struct perf_event *event, u64 *enabled,
 			  u64 *running);
 void perf_event_times_at(struct perf_event *event, u64 clock, u64 *enabled,
 			 u64 *running);
-void perf_output_read(struct perf_output_handle *handle,
-		      struct perf_event *event);
 
 /* task.c */
 void perf_task_ctx_sched_out(struct task_struct *task);
@@ -481,9 +478,25 @@ void perf_event_output_id(struct perf_output_handle *handle,
 			  struct perf_event *event);
 int perf_output_begin_lost(struct perf_output_handle *handle,
 			   struct perf_event *event, unsigned int size);
+void perf_event_output_lost(struct perf_output_handle *handle, u64 lost);
+size_t perf_read_size(struct perf_event *event);
+size_t perf_read_format_size(u64 format, int nr);
+void perf_output_read(struct perf_output_handle *handle,
+		      struct perf_event *event);
+
+/* @event's own count, with that of its children that exited */
+static inline u64 perf_event_own_count(struct perf_event *event)
+{
+	return local64_read(&event->count) + atomic64_read(&event->child_count);
+}
+
+/* the id user space knows an event by: inherited copies use the origin's */
+static inline u64 perf_primary_id(struct perf_event *event)
+{
+	return event->parent ? event->parent->id : event->id;
+}
 
 /* records.c */
-void perf_event_output_lost(struct perf_output_handle *handle, u64 lost);
 void perf_log_throttle(struct perf_event *event, bool enable);
 void __perf_event_switch(struct task_struct *task, struct task_struct *next,
 			 bool sched_in);
@@ -508,7 +521,6 @@ void perf_callchain_put(struct perf_event *event);
 
 /* overflow.c */
 void perf_event_wakeup_init(struct perf_event *event);
-void perf_event_queue_pending(struct perf_event *event);
 void perf_event_sigtrap_cancel(struct perf_event *event);
 void perf_event_throttle_tick(struct perf_cpu_context *cpuctx);
 bool perf_event_unthrottle_late(struct perf_event *event);

@@ -50,30 +50,6 @@ static void perf_pending_irq(struct irq_work *work)
 	}
 }
 
-/**
- * perf_event_queue_pending - run @event's irq_work soon
- * @event: the event
- *
- * As a rule on this CPU, right after the current context. A CPU that is
- * going offline (no longer active) may never take the irq_work interrupt
- * again: the work would stay pending for good, and whoever frees the
- * event would wait for it forever. Its work goes to an active CPU.
- */
-void perf_event_queue_pending(struct perf_event *event)
-{
-	int cpu = smp_processor_id();
-
-	if (likely(cpu_active(cpu)) || in_nmi()) {
-		irq_work_queue(&event->pending_irq);
-		return;
-	}
-	cpu = cpumask_any_but(cpu_active_mask, cpu);
-	if (cpu < nr_cpu_ids)
-		irq_work_queue_on(&event->pending_irq, cpu);
-	else
-		irq_work_queue(&event->pending_irq);
-}
-
 /*
  * The work is off the task's list when it runs. Once pending_sigtrap is
  * clear, an overflow (IRQ or NMI on this CPU) may queue it again with a

@@ -74,11 +74,6 @@ void perf_event_sync(struct perf_event *event)
 	perf_ctx_call(ctx, __perf_event_sync, event);
 }
 
-static u64 perf_event_own_count(struct perf_event *event)
-{
-	return local64_read(&event->count) + atomic64_read(&event->child_count);
-}
-
 /* @event's times with those of its children that exited */
 static void perf_event_own_times(struct perf_event *event, u64 *enabled,
 				 u64 *running)
@@ -132,43 +127,6 @@ out:
 	if (running)
 		*running = run;
 	return total;
-}
-
-/**
- * perf_read_format_size - bytes a read() in @format returns for @nr members
- * @format: a read_format (PERF_FORMAT_* bits)
- * @nr: the number of events read
- *
- * @nr counts the whole group for PERF_FORMAT_GROUP, and is 1 otherwise.
- */
-size_t perf_read_format_size(u64 format, int nr)
-{
-	size_t entry = sizeof(u64);
-	size_t size = 0;
-
-	if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-		size += sizeof(u64);
-	if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		size += sizeof(u64);
-	if (format & PERF_FORMAT_ID)
-		entry += sizeof(u64);
-	if (format & PERF_FORMAT_LOST)
-		entry += sizeof(u64);
-	if (format & PERF_FORMAT_GROUP)
-		size += sizeof(u64);
-	else
-		nr = 1;
-	return size + nr * entry;
-}
-
-/**
- * perf_read_size - bytes a read() of @event returns
- * @event: the event
- */
-size_t perf_read_size(struct perf_event *event)
-{
-	return perf_read_format_size(event->attr.read_format,
-				     1 + event->group_leader->nr_siblings);
 }
 
 /*
@@ -387,12 +345,6 @@ efault:
 	return -EFAULT;
 }
 
-/* The id user space knows an event by: inherited copies use the origin's. */
-static u64 perf_primary_id(struct perf_event *event)
-{
-	return event->parent ? event->parent->id : event->id;
-}
-
 static __always_inline void __perf_event_times(struct perf_event *event,
 					       u64 clock, bool have_clock,
 					       u64 *enabled, u64 *running)
@@ -447,78 +399,4 @@ void perf_event_times_at(struct perf_event *event, u64 clock, u64 *enabled,
 			 u64 *running)
 {
 	__perf_event_times(event, clock, true, enabled, running);
-}
-
-static void perf_output_read_entry(struct perf_output_handle *handle,
-				   struct perf_event *event, u64 format,
-				   struct perf_event *self)
-{
-	u64 value;
-
-	/* the sampled event was read by its PMU's overflow already */
-	if (event != self && event->state == PERF_EVENT_STATE_ACTIVE &&
-	    event->oncpu == smp_processor_id())
-		event->pmu->read(event);
-	value = perf_event_own_count(event);
-	perf_output_put(handle, value);
-	if (format & PERF_FORMAT_ID) {
-		value = perf_primary_id(event);
-		perf_output_put(handle, value);
-	}
-	if (format & PERF_FORMAT_LOST) {
-		value = atomic64_read(&event->lost_samples);
-		perf_output_put(handle, value);
-	}
-}
-
-/**
- * perf_output_read - the PERF_SAMPLE_READ part of a sample of @event
- * @handle: the output handle of the sample
- * @event: the sampled event
- *
- * Counts as seen from this CPU at the moment of the sample: members of a
- * group counting here are read from their PMU. Any context.
- */
-void perf_output_read(struct perf_output_handle *handle,
-		      struct perf_event *event)
-{
-	u64 format = event->attr.read_format;
-	struct perf_event *leader = event->group_leader;
-	struct perf_event *sibling;
-	u64 enabled, running, nr = 1;
-
-	perf_event_times_now(event, &enabled, &running);
-	if (format & PERF_FORMAT_GROUP) {
-		nr = 1 + leader->nr_siblings;
-		perf_output_put(handle, nr);
-	} else {
-		u64 value = perf_event_own_count(event);
-
-		perf_output_put(handle, value);
-	}
-	if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-		perf_output_put(handle, enabled);
-	if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		perf_output_put(handle, running);
-
-	if (!(format & PERF_FORMAT_GROUP)) {
-		if (format & PERF_FORMAT_ID) {
-			u64 id = perf_primary_id(event);
-
-			perf_output_put(handle, id);
-		}
-		if (format & PERF_FORMAT_LOST) {
-			u64 lost = atomic64_read(&event->lost_samples);
-
-			perf_output_put(handle, lost);
-		}
-		return;
-	}
-	perf_output_read_entry(handle, leader, format, event);
-	/* no more entries than the record's size counted (nr - 1 siblings) */
-	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry) {
-		if (!--nr)
-			break;
-		perf_output_read_entry(handle, sibling, format, event);
-	}
 }

@@ -202,36 +202,6 @@ void perf_event_read_record(struct perf_event *child)
 }
 
 /**
- * perf_event_output_lost - the LOST record at the head of a reservation
- * @handle: the handle of the reservation
- * @lost: the number of records lost
- *
- * perf_output_begin() reserved room for it in front of the record it was
- * asked for.
- */
-void perf_event_output_lost(struct perf_output_handle *handle, u64 lost)
-{
-	struct perf_event *event = handle->event;
-	struct perf_sample_data data;
-	struct {
-		struct perf_event_header header;
-		u64 id;
-		u64 lost;
-	} rec = {
-		.header = {
-			.type = PERF_RECORD_LOST,
-			.size = sizeof(rec),
-		},
-		.id = event->id,
-		.lost = lost,
-	};
-
-	perf_event_header_init(&rec.header, &data, event);
-	perf_output_put(handle, rec);
-	perf_event_output_id(handle, &data, event);
-}
-
-/**
  * perf_log_throttle - a THROTTLE (or with @enable UNTHROTTLE) record
  * @event: the throttled (or restarted) event
  * @enable: true for UNTHROTTLE
