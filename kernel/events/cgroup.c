@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The perf_event cgroup controller and cgroup events.
+ * Cgroup events and the clocks of the perf_event cgroup controller.
  *
  * perf_event_open() with PERF_FLAG_PID_CGROUP takes a cgroup directory's
  * fd for pid and a CPU: the event lives in that CPU's context and counts
@@ -17,11 +17,14 @@
  * are taken off, the clocks handed over at one instant, and the CPU
  * context is scheduled in again (before the task context, which keeps
  * the usual priority order). A task moved to another cgroup while
- * running is handed over by an IPI to its CPU.
+ * running is handed over by an IPI to its CPU. That switch and the
+ * controller's callbacks are entry points (cgroup_hooks.c); this file
+ * keeps the clocks and the cgroup of an event, in the time layer, and
+ * calls nothing above it.
  *
  * Everything here runs under the CPU context's lock with IRQs off, on
  * that CPU, but for opening and freeing events and the controller's
- * callbacks.
+ * allocation.
  */
 #include <linux/cgroup.h>
 #include <linux/file.h>
@@ -165,52 +168,30 @@ bool perf_cgroup_match(struct perf_event *event)
 					   event->cgrp->css.cgroup);
 }
 
-/*
- * The task now current here is in @next: hand the CPU context's cgroup
- * groups over. ctx->lock held, IRQs off.
+/**
+ * perf_cgroup_changes - would @task switch this CPU's cgroup clocks?
+ * @cpuctx: this CPU's context
+ * @task: the task now current
+ *
+ * IRQs off: @task's cgroup can change only by an IPI to this CPU.
  */
-static void perf_cgroup_switch(struct perf_cpu_context *cpuctx,
-			       struct perf_cgroup *next)
+bool perf_cgroup_changes(struct perf_cpu_context *cpuctx,
+			 struct task_struct *task)
 {
-	struct perf_event_context *ctx = &cpuctx->ctx;
-	struct perf_event *leader;
-
-	/* not live (CPU going down): the clocks stopped with it */
-	if (!ctx->is_active)
-		return;
-	perf_ctx_update_time(ctx);
-	list_for_each_entry(leader, &ctx->pinned_groups, group_entry)
-		if (leader->cgrp)
-			perf_group_sched_out(ctx, leader);
-	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
-		if (leader->cgrp)
-			perf_group_sched_out(ctx, leader);
-	perf_cgroup_set(cpuctx, next, ctx->timestamp);
-	perf_ctx_sched_in(ctx);
+	return perf_cgroup_of(task) != cpuctx->cgrp;
 }
 
 /**
- * __perf_cgroup_sched_in - @task is now current on this CPU
- * @task: the task
- *
- * Called from the scheduler hook with IRQs off, before @task's own
- * context goes in; and from the IPI that follows a running task into
- * another cgroup.
+ * perf_cgroup_set_current - hand this CPU's cgroup clocks to @task's cgroup
+ * @cpuctx: this CPU's context, whose lock is held
+ * @task: the task now current
+ * @now: the instant of the hand-over
  */
-void __perf_cgroup_sched_in(struct task_struct *task)
+void perf_cgroup_set_current(struct perf_cpu_context *cpuctx,
+			     struct task_struct *task, u64 now)
 {
-	struct perf_cpu_context *cpuctx = this_cpu_ptr(&perf_cpu_context);
-	struct perf_cgroup *next;
-
-	if (!READ_ONCE(cpuctx->nr_cgroups))
-		return;
-	next = perf_cgroup_of(task);
-	if (next == cpuctx->cgrp)
-		return;
-	raw_spin_lock(&cpuctx->ctx.lock);
-	if (cpuctx->nr_cgroups)
-		perf_cgroup_switch(cpuctx, next);
-	raw_spin_unlock(&cpuctx->ctx.lock);
+	lockdep_assert_held(&cpuctx->ctx.lock);
+	perf_cgroup_set(cpuctx, perf_cgroup_of(task), now);
 }
 
 /**
@@ -252,35 +233,17 @@ void perf_cgroup_event_link(struct perf_event_context *ctx, int delta)
 }
 
 /**
- * perf_cgroup_connect - make @event a cgroup event
+ * perf_cgroup_bind - make @event a cgroup event of @css's cgroup
  * @event: a new event, bound to a CPU, not yet installed
- * @fd: a directory of a cgroup hierarchy that has the perf_event
- *	controller (cgroup v2: any)
+ * @css: the perf_event state of the cgroup, with a reference that
+ *	passes to @event (or is dropped on failure)
  * @leader: the group it joins, or NULL
  *
- * Return: 0, -EBADF for a bad fd, -EINVAL when @fd is not such a
- * directory, @leader watches another cgroup or @event's PMU has no task
- * context.
+ * Return: 0, or -EINVAL when @leader watches another cgroup.
  */
-int perf_cgroup_connect(struct perf_event *event, int fd,
-			struct perf_event *leader)
+int perf_cgroup_bind(struct perf_event *event, struct cgroup_subsys_state *css,
+		     struct perf_event *leader)
 {
-	CLASS(fd, f)(fd);
-	struct cgroup_subsys_state *css;
-
-	/*
-	 * A PMU without task context counts a die or package shared with
-	 * other CPUs, whatever task runs on this one: no cgroup to follow.
-	 * Before the fd, as 6.12 answers this ahead of a bad fd.
-	 */
-	if (event->pmu->task_ctx_nr == perf_invalid_context)
-		return -EINVAL;
-	if (fd_empty(f))
-		return -EBADF;
-	css = css_tryget_online_from_dir(fd_file(f)->f_path.dentry,
-					 &perf_event_cgrp_subsys);
-	if (IS_ERR(css))
-		return PTR_ERR(css);
 	if (leader && leader != event && leader->cgrp != css_perf(css)) {
 		css_put(css);
 		return -EINVAL;
@@ -315,7 +278,13 @@ u64 perf_cgroup_sample_id(void)
 					true)->cgroup);
 }
 
-static struct cgroup_subsys_state *
+/**
+ * perf_cgroup_css_alloc - the controller's state of a new cgroup
+ * @parent: its parent's (unused: each cgroup's clocks are its own)
+ *
+ * Return: the state, or ERR_PTR(-ENOMEM).
+ */
+struct cgroup_subsys_state *
 perf_cgroup_css_alloc(struct cgroup_subsys_state *parent)
 {
 	struct perf_cgroup *cgrp = kzalloc(sizeof(*cgrp), GFP_KERNEL);
@@ -330,50 +299,14 @@ perf_cgroup_css_alloc(struct cgroup_subsys_state *parent)
 	return &cgrp->css;
 }
 
-static void perf_cgroup_css_free(struct cgroup_subsys_state *css)
+/**
+ * perf_cgroup_css_free - free what perf_cgroup_css_alloc() made
+ * @css: the state
+ */
+void perf_cgroup_css_free(struct cgroup_subsys_state *css)
 {
 	struct perf_cgroup *cgrp = css_perf(css);
 
 	free_percpu(cgrp->clock);
 	kfree(cgrp);
 }
-
-static int perf_cgroup_css_online(struct cgroup_subsys_state *css)
-{
-	perf_event_cgroup_record(css->cgroup);
-	return 0;
-}
-
-static void perf_cgroup_resync(void *info)
-{
-	struct task_struct *task = info;
-
-	if (task == current)
-		perf_cgroup_sched_in(task);
-}
-
-/*
- * Tasks moved into another cgroup: a running one is handed over on its
- * CPU now; the others are at their next switch in.
- */
-static void perf_cgroup_attach(struct cgroup_taskset *tset)
-{
-	struct cgroup_subsys_state *css;
-	struct task_struct *task;
-
-	cgroup_taskset_for_each(task, css, tset) {
-		if (task_curr(task))
-			smp_call_function_single(task_cpu(task),
-						 perf_cgroup_resync, task, 1);
-	}
-}
-
-struct cgroup_subsys perf_event_cgrp_subsys = {
-	.css_alloc	= perf_cgroup_css_alloc,
-	.css_free	= perf_cgroup_css_free,
-	.css_online	= perf_cgroup_css_online,
-	.attach		= perf_cgroup_attach,
-	/* on cgroup v2 without being enabled in subtree_control */
-	.implicit_on_dfl = true,
-	.threaded	= true,
-};

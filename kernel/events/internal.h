@@ -158,8 +158,76 @@ static inline u64 perf_clock(void)
 	return local_clock();
 }
 
-/* sched.c: the instant a context switching on or off took its time at */
+/*
+ * time.c: clocks, context and event times, the control page; below
+ * scheduling
+ */
 DECLARE_PER_CPU(u64, perf_swclock_now);
+
+/*
+ * The clock events started, stopped or read from here on take @now as
+ * the present (a context's time was just taken at @now): returns the
+ * instant set before, for the caller to put back.
+ */
+static inline u64 perf_swclock_set(u64 now)
+{
+	u64 saved = __this_cpu_read(perf_swclock_now);
+
+	__this_cpu_write(perf_swclock_now, now);
+	return saved;
+}
+int perf_event_set_clock(struct perf_event *event);
+
+/*
+ * The context time as of its last update. Every operation under
+ * ctx->lock updates it once first, so all events touched by one
+ * operation see the same instant and a group's members keep equal times.
+ */
+static inline u64 perf_ctx_time_now(struct perf_event_context *ctx)
+{
+	return ctx->time;
+}
+void perf_ctx_update_time(struct perf_event_context *ctx);
+/*
+ * The state an event's times follow: a group member counts no time,
+ * enabled or running, while its leader is off (or in error), whatever its
+ * own state, as in 6.12: a member's time_enabled is the time its group
+ * was enabled.
+ */
+static inline enum perf_event_state
+perf_event_effective_state(struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader;
+	enum perf_event_state lstate;
+
+	/* lockless readers (NMI, the control page) too: one load each */
+	if (leader && leader != event) {
+		lstate = READ_ONCE(leader->state);
+		if (lstate <= PERF_EVENT_STATE_OFF)
+			return lstate;
+	}
+	return READ_ONCE(event->state);
+}
+
+void perf_event_update_times(struct perf_event *event);
+
+/* perf_event_update_times() of an event in @state as of context time @now */
+static inline void perf_event_update_times_at(struct perf_event *event,
+					      enum perf_event_state state,
+					      u64 now)
+{
+	u64 delta = now - event->tstamp;
+
+	event->tstamp = now;
+	if (state >= PERF_EVENT_STATE_INACTIVE)
+		event->total_time_enabled += delta;
+	if (state == PERF_EVENT_STATE_ACTIVE)
+		event->total_time_running += delta;
+}
+void perf_event_times_now(struct perf_event *event, u64 *enabled,
+			  u64 *running);
+void perf_event_times_at(struct perf_event *event, u64 clock, u64 *enabled,
+			 u64 *running);
 
 /*
  * cpu-clock or task-clock, however opened (PERF_TYPE_SOFTWARE or the
@@ -170,13 +238,25 @@ static inline bool perf_event_is_swclock(const struct perf_event *event)
 	return event->event_caps & PERF_EV_CAP_SWCLOCK;
 }
 
-/* cgroup.c: cgroup events (PERF_FLAG_PID_CGROUP) */
+/* cgroup.c: cgroup events (PERF_FLAG_PID_CGROUP), their clocks */
 #ifdef CONFIG_CGROUP_PERF
 void perf_cgroup_update_time(struct perf_event_context *ctx, u64 now);
 u64 perf_cgroup_time(struct perf_event *event);
 u64 perf_cgroup_time_live(struct perf_event *event);
 bool perf_cgroup_match(struct perf_event *event);
+bool perf_cgroup_changes(struct perf_cpu_context *cpuctx,
+			 struct task_struct *task);
+void perf_cgroup_set_current(struct perf_cpu_context *cpuctx,
+			     struct task_struct *task, u64 now);
+struct cgroup_subsys_state *
+perf_cgroup_css_alloc(struct cgroup_subsys_state *parent);
+void perf_cgroup_css_free(struct cgroup_subsys_state *css);
+int perf_cgroup_bind(struct perf_event *event, struct cgroup_subsys_state *css,
+		     struct perf_event *leader);
+/* cgroup_hooks.c */
 void __perf_cgroup_sched_in(struct task_struct *task);
+int perf_cgroup_connect(struct perf_event *event, int fd,
+			struct perf_event *leader);
 
 /* the scheduler hook's part: inline, as most CPUs have no cgroup event */
 static inline void perf_cgroup_sched_in(struct task_struct *task)
@@ -186,8 +266,6 @@ static inline void perf_cgroup_sched_in(struct task_struct *task)
 }
 void perf_cgroup_ctx_activate(struct perf_event_context *ctx, bool on);
 void perf_cgroup_event_link(struct perf_event_context *ctx, int delta);
-int perf_cgroup_connect(struct perf_event *event, int fd,
-			struct perf_event *leader);
 void perf_cgroup_detach(struct perf_event *event);
 u64 perf_cgroup_sample_id(void);
 void perf_event_cgroup_record(struct cgroup *cgrp);
@@ -327,16 +405,6 @@ void perf_ctx_unlink_event_locked(struct perf_event_context *ctx,
 				  struct perf_event *event);
 
 /* sched.c: all with ctx->lock held */
-
-/*
- * The context time as of its last update. Every operation under
- * ctx->lock updates it once first, so all events touched by one
- * operation see the same instant and a group's members keep equal times.
- */
-static inline u64 perf_ctx_time_now(struct perf_event_context *ctx)
-{
-	return ctx->time;
-}
 /* scoped PMUs and event migration (scope.c) */
 extern cpumask_t perf_scope_cpus[PERF_PMU_MAX_SCOPE];
 void perf_scope_cpu_online(unsigned int cpu);
@@ -345,44 +413,6 @@ void perf_pmu_migrate_scope(unsigned int scope, int src_cpu, int dst_cpu);
 bool perf_scope_shared(struct pmu *pmu, int cpu, int other);
 
 struct perf_event_context *perf_event_ctx_lock(struct perf_event *event);
-
-void perf_ctx_update_time(struct perf_event_context *ctx);
-/*
- * The state an event's times follow: a group member counts no time,
- * enabled or running, while its leader is off (or in error), whatever its
- * own state, as in 6.12: a member's time_enabled is the time its group
- * was enabled.
- */
-static inline enum perf_event_state
-perf_event_effective_state(struct perf_event *event)
-{
-	struct perf_event *leader = event->group_leader;
-	enum perf_event_state lstate;
-
-	/* lockless readers (NMI, the control page) too: one load each */
-	if (leader && leader != event) {
-		lstate = READ_ONCE(leader->state);
-		if (lstate <= PERF_EVENT_STATE_OFF)
-			return lstate;
-	}
-	return READ_ONCE(event->state);
-}
-
-void perf_event_update_times(struct perf_event *event);
-
-/* perf_event_update_times() of an event in @state as of context time @now */
-static inline void perf_event_update_times_at(struct perf_event *event,
-					      enum perf_event_state state,
-					      u64 now)
-{
-	u64 delta = now - event->tstamp;
-
-	event->tstamp = now;
-	if (state >= PERF_EVENT_STATE_INACTIVE)
-		event->total_time_enabled += delta;
-	if (state == PERF_EVENT_STATE_ACTIVE)
-		event->total_time_running += delta;
-}
 void perf_event_set_state(struct perf_event *event,
 			  enum perf_event_state state);
 int perf_group_sched_in(struct perf_event_context *ctx,
@@ -445,10 +475,6 @@ void perf_event_sync(struct perf_event *event);
 u64 perf_event_total(struct perf_event *event, u64 *enabled, u64 *running);
 ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 				size_t count);
-void perf_event_times_now(struct perf_event *event, u64 *enabled,
-			  u64 *running);
-void perf_event_times_at(struct perf_event *event, u64 clock, u64 *enabled,
-			 u64 *running);
 
 /* task.c */
 void perf_task_ctx_sched_out(struct task_struct *task);

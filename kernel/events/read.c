@@ -26,11 +26,10 @@ static void perf_event_read_fresh(struct perf_event_context *ctx,
 		return;
 	if (perf_event_is_swclock(event) && ctx->is_active &&
 	    !perf_event_is_cgroup(event)) {
-		u64 saved = __this_cpu_read(perf_swclock_now);
+		u64 saved = perf_swclock_set(ctx->timestamp);
 
-		__this_cpu_write(perf_swclock_now, ctx->timestamp);
 		event->pmu->read(event);
-		__this_cpu_write(perf_swclock_now, saved);
+		perf_swclock_set(saved);
 	} else {
 		event->pmu->read(event);
 	}
@@ -345,58 +344,3 @@ efault:
 	return -EFAULT;
 }
 
-static __always_inline void __perf_event_times(struct perf_event *event,
-					       u64 clock, bool have_clock,
-					       u64 *enabled, u64 *running)
-{
-	enum perf_event_state state = perf_event_effective_state(event);
-	struct perf_event_context *ctx = event->ctx;
-	u64 now, delta = 0;
-
-	*enabled = event->total_time_enabled;
-	*running = event->total_time_running;
-	if (!ctx || state < PERF_EVENT_STATE_INACTIVE)
-		return;
-	if (perf_event_is_cgroup(event)) {
-		now = perf_cgroup_time_live(event);
-	} else {
-		now = READ_ONCE(ctx->time);
-		if (READ_ONCE(ctx->is_active))
-			now += (have_clock ? clock : perf_clock()) -
-			       READ_ONCE(ctx->timestamp);
-	}
-	if ((s64)(now - event->tstamp) > 0)
-		delta = now - event->tstamp;
-	*enabled += delta;
-	if (state == PERF_EVENT_STATE_ACTIVE)
-		*running += delta;
-}
-
-/**
- * perf_event_times_now - an event's enabled and running times as of now
- * @event: the event
- * @enabled: where its time enabled goes
- * @running: where its time running goes
- *
- * Updates nothing: for samples and the control page, written from
- * interrupt or NMI context where ctx->lock cannot be taken.
- */
-void perf_event_times_now(struct perf_event *event, u64 *enabled,
-			  u64 *running)
-{
-	__perf_event_times(event, 0, false, enabled, running);
-}
-
-/**
- * perf_event_times_at - perf_event_times_now() as of @clock
- * @event: the event
- * @clock: a perf_clock() value the caller has just read, for its own use
- *	too (the control page's time fields): one clock read, not two
- * @enabled: where its time enabled goes
- * @running: where its time running goes
- */
-void perf_event_times_at(struct perf_event *event, u64 clock, u64 *enabled,
-			 u64 *running)
-{
-	__perf_event_times(event, clock, true, enabled, running);
-}

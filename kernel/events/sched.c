@@ -8,45 +8,14 @@
  * Everything here runs with ctx->lock held and IRQs off, on the CPU where
  * the context is (or is becoming) active.
  *
- * Times: a context keeps its own clock, ctx->time, which advances only
- * while the context is active. An event remembers the context time of its
- * last update (tstamp) and adds the elapsed context time to its enabled
- * total while enabled and to its running total while on the PMU. So a
- * per-task event's times count the task's own run time, as the ABI wants.
+ * The times an event's state change accounts (time.c) are brought up to
+ * the context's clock first.
  */
 #include <linux/smp.h>
 #include <linux/sched.h>
 
 #include "internal.h"
 
-
-void perf_ctx_update_time(struct perf_event_context *ctx)
-{
-	u64 now;
-
-	if (!ctx->is_active)
-		return;
-	now = perf_clock();
-	ctx->time += now - ctx->timestamp;
-	ctx->timestamp = now;
-	if (!ctx->task)
-		perf_cgroup_update_time(ctx, now);
-}
-
-void perf_event_update_times(struct perf_event *event)
-{
-	enum perf_event_state state = perf_event_effective_state(event);
-	u64 now;
-
-	if (!event->ctx)
-		return;
-	/* a cgroup event's times are its cgroup's on that CPU */
-	if (perf_event_is_cgroup(event))
-		now = perf_cgroup_time(event);
-	else
-		now = perf_ctx_time_now(event->ctx);
-	perf_event_update_times_at(event, state, now);
-}
 
 void perf_event_set_state(struct perf_event *event,
 			  enum perf_event_state state)
@@ -450,15 +419,6 @@ void perf_ctx_sched_in_pinned(struct perf_event_context *ctx,
 		perf_group_sched_in(ctx, leader);
 }
 
-/*
- * While a whole context goes on or off this CPU (perf_ctx_activate(),
- * perf_ctx_sched_out()), or a read brings its clocks up to its time, the
- * instant its time was just taken at; 0 otherwise. The clock events'
- * pmu ops start, stop and read at that instant, in step with their
- * time_running, without a read of the clock each.
- */
-DEFINE_PER_CPU(u64, perf_swclock_now);
-
 /* Make @ctx active on this CPU as of @now and schedule its events in. */
 void perf_ctx_activate(struct perf_event_context *ctx, u64 now)
 {
@@ -466,7 +426,7 @@ void perf_ctx_activate(struct perf_event_context *ctx, u64 now)
 	ctx->is_active = true;
 	ctx->active_cpu = smp_processor_id();
 	ctx->timestamp = now;
-	__this_cpu_write(perf_swclock_now, ctx->timestamp);
+	perf_swclock_set(ctx->timestamp);
 	if (ctx->task) {
 		this_cpu_write(perf_cpu_context.task_ctx, ctx);
 		perf_task_ctx_repack(ctx);
@@ -474,7 +434,7 @@ void perf_ctx_activate(struct perf_event_context *ctx, u64 now)
 		perf_cgroup_ctx_activate(ctx, true);
 		perf_ctx_sched_in(ctx);
 	}
-	__this_cpu_write(perf_swclock_now, 0);
+	perf_swclock_set(0);
 }
 
 /*
@@ -483,15 +443,14 @@ void perf_ctx_activate(struct perf_event_context *ctx, u64 now)
  */
 static __always_inline void perf_ctx_groups_out(struct perf_event_context *ctx)
 {
-	u64 saved = __this_cpu_read(perf_swclock_now);
+	u64 saved = perf_swclock_set(ctx->timestamp);
 	struct perf_event *leader;
 
-	__this_cpu_write(perf_swclock_now, ctx->timestamp);
 	list_for_each_entry(leader, &ctx->pinned_groups, group_entry)
 		__perf_group_sched_out(ctx, leader);
 	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
 		__perf_group_sched_out(ctx, leader);
-	__this_cpu_write(perf_swclock_now, saved);
+	perf_swclock_set(saved);
 }
 
 /* Take every group of @ctx off the PMUs and stop its clock. */
