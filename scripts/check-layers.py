@@ -40,6 +40,10 @@ def layers():
             break
         if on:
             words = line.split()
+            # a row too long for one line goes on under its files
+            if words[0].endswith('.c') and rows:
+                rows[-1][1].extend(w[:-2] for w in words if w.endswith('.c'))
+                continue
             rows.append((words[0], [w[:-2] for w in words[1:]
                                     if w.endswith('.c')]))
     if not rows:
