@@ -378,7 +378,7 @@ void perf_ctx_unlink_event_locked(struct perf_event_context *ctx,
 {
 	lockdep_assert_held(&ctx->lock);
 	perf_ctx_list_del(ctx, event);
-	if (event->group_leader == event)
+	if (perf_event_is_group_leader(event))
 		list_del_init(&event->group_entry);
 }
 
@@ -390,7 +390,7 @@ static void perf_event_group_detach(struct perf_event_context *ctx,
 
 	raw_spin_lock_irq(&ctx->lock);
 	perf_ctx_settled(ctx);
-	if (event->group_leader == event) {
+	if (perf_event_is_group_leader(event)) {
 		list_for_each_entry_safe(sibling, tmp, &event->sibling_list,
 					 sibling_entry) {
 			list_del_init(&sibling->sibling_entry);
@@ -427,7 +427,7 @@ void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 
 	perf_ctx_list_del(ctx, event);
 
-	if (event->group_leader == event) {
+	if (perf_event_is_group_leader(event)) {
 		list_del_init(&event->group_entry);
 		/*
 		 * The siblings of a removed leader become singleton groups,
@@ -562,10 +562,10 @@ int perf_install_event(struct perf_event_context *ctx,
 static int __perf_remove_event(struct perf_event_context *ctx, void *info)
 {
 	struct perf_event *event = info;
-	bool promotes = event->group_leader == event && event->nr_siblings;
+	bool promotes = perf_event_is_group_leader(event) && event->nr_siblings;
 
 	perf_ctx_update_time(ctx);
-	if (event->group_leader == event)
+	if (perf_event_is_group_leader(event))
 		perf_group_sched_out(ctx, event);
 	else
 		perf_event_sched_out(ctx, event);

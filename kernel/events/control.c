@@ -57,14 +57,14 @@ static int __perf_event_disable(struct perf_event_context *ctx, void *info)
 	if (event->state < PERF_EVENT_STATE_INACTIVE)
 		return 0;
 
-	if (event->group_leader == event)
+	if (perf_event_is_group_leader(event))
 		perf_group_sched_out(ctx, event);
 	else
 		perf_event_sched_out(ctx, event);
 	perf_event_set_state(event, PERF_EVENT_STATE_OFF);
 	perf_event_update_userpage(event);
 	/* a leader off stops its members' times too: their pages say so */
-	if (event->group_leader == event) {
+	if (perf_event_is_group_leader(event)) {
 		struct perf_event *sibling;
 
 		for_each_sibling_event(sibling, event)

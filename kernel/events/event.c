@@ -25,11 +25,6 @@ DEFINE_STATIC_KEY_FALSE(perf_sched_events);
  */
 DEFINE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
 
-bool perf_event_is_group_leader(struct perf_event *event)
-{
-	return event->group_leader == event;
-}
-
 /* one more reference to @event (an inherited child's, a pending signal's) */
 void perf_event_hold(struct perf_event *event)
 {

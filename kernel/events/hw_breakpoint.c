@@ -353,7 +353,7 @@ static int __bp_modify(struct perf_event_context *ctx, void *info)
 
 	perf_ctx_update_time(ctx);
 	if (bp->state >= PERF_EVENT_STATE_INACTIVE) {
-		if (bp->group_leader == bp)
+		if (perf_event_is_group_leader(bp))
 			perf_group_sched_out(ctx, bp);
 		else
 			perf_event_sched_out(ctx, bp);

@@ -369,7 +369,10 @@ void perf_event_put(struct perf_event *event);
 void perf_event_put_async(struct perf_event *event);
 void perf_event_free(struct perf_event *event);
 void perf_event_queue_pending(struct perf_event *event);
-bool perf_event_is_group_leader(struct perf_event *event);
+static inline bool perf_event_is_group_leader(struct perf_event *event)
+{
+	return event->group_leader == event;
+}
 bool perf_event_attr_is_sw_only(struct perf_event *event);
 
 /* context.c */
@@ -613,7 +616,6 @@ static inline bool perf_hit_excluded(struct perf_event *event,
 }
 
 /* sysctl.c */
-int perf_max_stack(void);
 int perf_max_samples_per_tick(void);
 
 /* tracepoint.c */

@@ -28,7 +28,7 @@ void perf_event_set_state(struct perf_event *event,
 	 * time (perf_event_effective_state()): account theirs up to now
 	 * under the old state first.
 	 */
-	if (event->group_leader == event &&
+	if (perf_event_is_group_leader(event) &&
 	    (event->state <= PERF_EVENT_STATE_OFF) !=
 	    (state <= PERF_EVENT_STATE_OFF)) {
 		for_each_sibling_event(sibling, event)

@@ -228,7 +228,7 @@ static int perf_check_group(struct perf_event *event,
 {
 	struct perf_event *sibling;
 
-	if (leader->group_leader != leader)
+	if (!perf_event_is_group_leader(leader))
 		return -EINVAL;
 	/*
 	 * A leader that stopped following its task (exit, remove_on_exec)

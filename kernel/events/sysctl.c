@@ -172,11 +172,6 @@ void perf_sample_event_took(u64 ns)
 }
 EXPORT_SYMBOL_GPL(perf_sample_event_took);
 
-int perf_max_stack(void)
-{
-	return READ_ONCE(sysctl_perf_event_max_stack);
-}
-
 static int __init perf_sysctl_init(void)
 {
 	perf_update_sample_limits();
