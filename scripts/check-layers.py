@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""check-layers.py [--report] [OBJDIR]
+"""check-layers.py [--report] [--result FILE] [OBJDIR]
 
 Hold kernel/events to its layer order. The order is the table of the
 "Layers" section of Documentation/perf-core/design.rst (one row per layer,
@@ -11,7 +11,9 @@ reference between them. Prints every reference that runs up a layer
 (except the one named callback: the last perf_event_put() freeing the
 event), every file the table does not place, every cycle of files, and
 whether the lock table at the head of internal.h is design.rst's.
-Exit status 1 if there is any, unless --report.
+Exit status 1 if there is any, unless --report. --result FILE writes
+one line for make test's summary: "PASS check-layers" or "FAIL
+check-layers: ...".
 """
 import os
 import re
@@ -120,6 +122,11 @@ def main():
     argv = sys.argv[1:]
     report = '--report' in argv
     argv = [a for a in argv if a != '--report']
+    result = None
+    if '--result' in argv:
+        i = argv.index('--result')
+        result = argv[i + 1]
+        del argv[i:i + 2]
     objdir = argv[0] if argv else os.path.join(
         ROOT, 'build/obj-test/kernel/events')
     rows = layers()
@@ -172,9 +179,16 @@ def main():
               ' (or one is missing)')
         problems += 1
     nedges = sum(len(v) for v in edges.values())
-    print('check-layers: %d files, %d file references, %d upward, %d cycles'
-          '%s' % (len(stems), nedges, len(up), len(cycles(edges)),
-                  ' (report only)' if report else ''))
+    summary = ('%d files, %d file references, %d upward, %d cycles' %
+               (len(stems), nedges, len(up), len(cycles(edges))))
+    print('check-layers: %s%s' % (summary, ' (report only)' if report else ''))
+    if result:
+        with open(result, 'w') as f:
+            if problems:
+                f.write('FAIL check-layers: %s, %d problems (make '
+                        'check-layers)\n' % (summary, problems))
+            else:
+                f.write('PASS check-layers\n')
     return 1 if problems and not report else 0
 
 

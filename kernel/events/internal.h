@@ -357,17 +357,27 @@ struct perf_buffer {
 struct pmu *perf_pmu_find(struct perf_event *event);
 int perf_pmu_sysfs_init(void);
 
-/* event.c */
+/* event.c: references and deferred work */
+void perf_event_hold(struct perf_event *event);
+void perf_event_put(struct perf_event *event);
+void perf_event_put_async(struct perf_event *event);
+
+/* lifecycle.c: an event's life (an entry point) */
 struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 				    struct task_struct *task,
 				    struct perf_event *group_leader,
 				    struct perf_event *parent,
 				    perf_overflow_handler_t handler,
 				    void *context, int cgroup_fd);
-void perf_event_hold(struct perf_event *event);
-void perf_event_put(struct perf_event *event);
-void perf_event_put_async(struct perf_event *event);
+/* the one call up the layers: the last perf_event_put() makes it */
 void perf_event_free(struct perf_event *event);
+struct perf_event_context *perf_open_context(struct task_struct *task,
+					     int cpu);
+int perf_event_attach(struct perf_event *event, struct perf_event *leader,
+		      struct task_struct *task,
+		      struct perf_event_context *ctx);
+
+/* event.c */
 void perf_event_queue_pending(struct perf_event *event);
 static inline bool perf_event_is_group_leader(struct perf_event *event)
 {
