@@ -80,6 +80,7 @@ help:
 	@echo 'make test                    build + run all tests at smp 2 and 1, checkpatch'
 	@echo 'make check                   checkpatch over our sources, and check-layers'
 	@echo 'make check-layers            kernel/events against design.rst'\''s layer order'
+	@echo 'make test T="NAME..."        only those selftests (T_SMPS="2 1": CPU counts)'
 	@echo 'make kernel|stock            build our / the unmodified test kernel'
 	@echo 'make testmods                the test modules, against the test kernel'
 	@echo 'make distro / distro-stock   Debian'"'"'s own config on our tree / on the base'
@@ -195,12 +196,19 @@ test-build: kernel testmods initramfs
 # doesn't block others' test runs); _test runs under the lock and re-checks
 # it (an incremental no-op).  A build failure still ends in the
 # "N passed, N failed" line.
+ifneq ($(strip $(T)),)
+# make test T="NAME...": only those selftests (tests.list names), at each
+# CPU count of T_SMPS, in a small initramfs: scripts/quick-test.sh
+test: deps
+	@$(S)/quick-test.sh -s "$(or $(T_SMPS),2)" $(T)
+else
 test: deps
 	-@$(MAKE) --no-print-directory kernel
 ifeq ($(PMU_IN_TEST),1)
 	-@nice -n 19 $(MAKE) --no-print-directory pmu-qemu $(if $(PMU_STOCK_HIT),,$(PMU_KERNEL))
 endif
 	@$(TLOCK) $(MAKE) --no-print-directory _test
+endif
 
 _test:
 	@mkdir -p $(B)/logs; rm -f $(B)/logs/build.result $(B)/logs/test.summary
