@@ -53,10 +53,10 @@ void __perf_cgroup_sched_in(struct task_struct *task)
 	if (!READ_ONCE(cpuctx->nr_cgroups) ||
 	    !perf_cgroup_changes(cpuctx, task))
 		return;
-	raw_spin_lock(&cpuctx->ctx.lock);
+	perf_ctx_lock(&cpuctx->ctx);
 	if (cpuctx->nr_cgroups)
 		perf_cgroup_switch(cpuctx, task);
-	raw_spin_unlock(&cpuctx->ctx.lock);
+	perf_ctx_unlock(&cpuctx->ctx);
 }
 
 /**

@@ -188,7 +188,6 @@ struct perf_remote_call {
  */
 static bool perf_ctx_live_here(struct perf_event_context *ctx)
 {
-	perf_ctx_settled(ctx);
 	if (!ctx->is_active && ctx->task == current && !ctx->dead &&
 	    !ctx->frozen)
 		perf_ctx_activate_here(ctx);
@@ -200,14 +199,14 @@ static void perf_remote_call_fn(void *data)
 	struct perf_remote_call *rc = data;
 	struct perf_event_context *ctx = rc->ctx;
 
-	raw_spin_lock(&ctx->lock);
+	perf_ctx_lock(ctx);
 	if (perf_ctx_live_here(ctx))
 		rc->ret = rc->fn(ctx, rc->info);
 	else if (!ctx->is_active && ctx->frozen)
 		rc->ret = rc->fn(ctx, rc->info);	/* live nowhere */
 	else
 		rc->moved = true;
-	raw_spin_unlock(&ctx->lock);
+	perf_ctx_unlock(ctx);
 }
 
 /**
@@ -228,7 +227,7 @@ int perf_ctx_call(struct perf_event_context *ctx, perf_ctx_fn fn, void *info)
 	int cpu;
 
 	for (;;) {
-		raw_spin_lock_irq(&ctx->lock);
+		perf_ctx_lock_irq(ctx);
 		/*
 		 * Live on this CPU (the common case: a task reading or
 		 * enabling its own events): with ctx->lock held and IRQs
@@ -238,7 +237,7 @@ int perf_ctx_call(struct perf_event_context *ctx, perf_ctx_fn fn, void *info)
 		 */
 		if (perf_ctx_live_here(ctx)) {
 			rc.ret = fn(ctx, info);
-			raw_spin_unlock_irq(&ctx->lock);
+			perf_ctx_unlock_irq(ctx);
 			return rc.ret;
 		}
 		if (ctx->is_active) {
@@ -248,10 +247,10 @@ int perf_ctx_call(struct perf_event_context *ctx, perf_ctx_fn fn, void *info)
 			cpu = task_cpu(ctx->task);
 		} else {
 			rc.ret = fn(ctx, info);
-			raw_spin_unlock_irq(&ctx->lock);
+			perf_ctx_unlock_irq(ctx);
 			return rc.ret;
 		}
-		raw_spin_unlock_irq(&ctx->lock);
+		perf_ctx_unlock_irq(ctx);
 
 		rc.moved = false;
 		if (smp_call_function_single(cpu, perf_remote_call_fn, &rc, 1))
@@ -310,10 +309,10 @@ int perf_ctx_prepare_task_data(struct perf_event_context *ctx,
 	data = kzalloc(pmu->task_ctx_size, GFP_KERNEL);
 	if (!data)
 		return -ENOMEM;
-	raw_spin_lock_irq(&ctx->lock);
+	perf_ctx_lock_irq(ctx);
 	ctx->sched_cb_pmu = pmu;
 	ctx->task_data = data;
-	raw_spin_unlock_irq(&ctx->lock);
+	perf_ctx_unlock_irq(ctx);
 	return 0;
 }
 
@@ -388,8 +387,7 @@ static void perf_event_group_detach(struct perf_event_context *ctx,
 {
 	struct perf_event *sibling, *tmp;
 
-	raw_spin_lock_irq(&ctx->lock);
-	perf_ctx_settled(ctx);
+	perf_ctx_lock_irq(ctx);
 	if (perf_event_is_group_leader(event)) {
 		list_for_each_entry_safe(sibling, tmp, &event->sibling_list,
 					 sibling_entry) {
@@ -414,7 +412,7 @@ static void perf_event_group_detach(struct perf_event_context *ctx,
 		perf_event_update_times(event);
 		event->group_leader = event;
 	}
-	raw_spin_unlock_irq(&ctx->lock);
+	perf_ctx_unlock_irq(ctx);
 }
 
 /* Unlink an event (already off the PMU). ctx->lock held. */

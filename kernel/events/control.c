@@ -262,10 +262,10 @@ struct perf_event_context *perf_event_group_lock(struct perf_event *leader,
 		ctx = READ_ONCE(leader->ctx);
 		if (!ctx)
 			return NULL;
-		raw_spin_lock_irqsave(&ctx->lock, *flags);
+		perf_ctx_lock_irqsave(ctx, *flags);
 		if (ctx == READ_ONCE(leader->ctx))
 			return ctx;
-		raw_spin_unlock_irqrestore(&ctx->lock, *flags);
+		perf_ctx_unlock_irqrestore(ctx, *flags);
 	}
 }
 
@@ -273,7 +273,7 @@ void perf_event_group_unlock(struct perf_event_context *ctx,
 			     unsigned long flags)
 {
 	if (ctx)
-		raw_spin_unlock_irqrestore(&ctx->lock, flags);
+		perf_ctx_unlock_irqrestore(ctx, flags);
 }
 
 /**
@@ -307,7 +307,7 @@ void perf_event_disable_local(struct perf_event *event)
 	struct perf_event_context *ctx = event->ctx;
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&ctx->lock, flags);
+	perf_ctx_lock_irqsave(ctx, flags);
 	/*
 	 * A tracepoint hit about another task (tracepoint.c) overflows an
 	 * event on no PMU, whose context may be live on another CPU: its
@@ -316,7 +316,7 @@ void perf_event_disable_local(struct perf_event *event)
 	if (ctx->active_cpu == smp_processor_id())
 		perf_ctx_update_time(ctx);
 	__perf_event_disable(ctx, event);
-	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	perf_ctx_unlock_irqrestore(ctx, flags);
 }
 
 /**

@@ -461,10 +461,54 @@ static inline bool perf_event_dozy(struct perf_event *event)
 }
 
 /* ctx->lock held: a dozing context gets its events off first */
-static inline void perf_ctx_settled(struct perf_event_context *ctx)
+static inline void perf_ctx_settle_if_dozing(struct perf_event_context *ctx)
 {
 	if (unlikely(ctx->dozing))
 		perf_ctx_settle(ctx);
+}
+
+/*
+ * ctx->lock, taken to look at or change a context's lists and states: a
+ * dozing context is settled first, so that past these nothing sees one.
+ * Only the switch hooks (hooks.c), which put a context to doze and wake
+ * it, the swap protocol (swap.c), which holds two contexts' locks at
+ * once, and the side-band records (records.c, below scheduling, for
+ * whose readers a dozing context holds nothing) take the lock by hand; a
+ * CPU context nested in a task context's lock (SINGLE_DEPTH_NESTING)
+ * does too.
+ */
+static inline void perf_ctx_lock(struct perf_event_context *ctx)
+{
+	raw_spin_lock(&ctx->lock);
+	perf_ctx_settle_if_dozing(ctx);
+}
+
+static inline void perf_ctx_unlock(struct perf_event_context *ctx)
+{
+	raw_spin_unlock(&ctx->lock);
+}
+
+static inline void perf_ctx_lock_irq(struct perf_event_context *ctx)
+{
+	raw_spin_lock_irq(&ctx->lock);
+	perf_ctx_settle_if_dozing(ctx);
+}
+
+static inline void perf_ctx_unlock_irq(struct perf_event_context *ctx)
+{
+	raw_spin_unlock_irq(&ctx->lock);
+}
+
+#define perf_ctx_lock_irqsave(ctx, flags)			\
+	do {							\
+		raw_spin_lock_irqsave(&(ctx)->lock, flags);	\
+		perf_ctx_settle_if_dozing(ctx);				\
+	} while (0)
+
+static inline void perf_ctx_unlock_irqrestore(struct perf_event_context *ctx,
+					      unsigned long flags)
+{
+	raw_spin_unlock_irqrestore(&ctx->lock, flags);
 }
 void perf_ctx_resched(struct perf_event_context *ctx);
 void perf_ctx_activate_here(struct perf_event_context *ctx);

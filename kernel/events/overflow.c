@@ -418,15 +418,15 @@ void perf_event_throttle_tick(struct perf_cpu_context *cpuctx)
 		return;
 	__this_cpu_write(perf_throttled_here, 0);
 
-	raw_spin_lock(&cpuctx->ctx.lock);
+	perf_ctx_lock(&cpuctx->ctx);
 	perf_event_tick_ctx(&cpuctx->ctx, throttled);
-	raw_spin_unlock(&cpuctx->ctx.lock);
+	perf_ctx_unlock(&cpuctx->ctx);
 
 	ctx = cpuctx->task_ctx;
 	if (ctx) {
-		raw_spin_lock(&ctx->lock);
+		perf_ctx_lock(ctx);
 		if (ctx->is_active && ctx->active_cpu == smp_processor_id())
 			perf_event_tick_ctx(ctx, throttled);
-		raw_spin_unlock(&ctx->lock);
+		perf_ctx_unlock(ctx);
 	}
 }

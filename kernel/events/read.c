@@ -229,7 +229,7 @@ static size_t perf_read_self(struct perf_event *event, u64 *values,
 	ctx = READ_ONCE(event->ctx);
 	if (!ctx || READ_ONCE(ctx->task) != current)
 		return 0;
-	raw_spin_lock_irqsave(&ctx->lock, flags);
+	perf_ctx_lock_irqsave(ctx, flags);
 	if (event->ctx != ctx || ctx->task != current || !ctx->is_active ||
 	    ctx->active_cpu != smp_processor_id())
 		goto out;
@@ -266,7 +266,7 @@ static size_t perf_read_self(struct perf_event *event, u64 *values,
 	}
 	size *= sizeof(u64);
 out:
-	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	perf_ctx_unlock_irqrestore(ctx, flags);
 	return size;
 }
 

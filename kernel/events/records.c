@@ -92,6 +92,11 @@ static void perf_sb_ctx(struct perf_event_context *ctx, perf_sb_fn fn,
 	unsigned long flags;
 	int cpu = smp_processor_id();
 
+	/*
+	 * Taken plainly, without perf_ctx_lock()'s settle, which would reach
+	 * up into scheduling: a dozing context's events have no buffer
+	 * (perf_ctx_doze() refuses one), so no record is for them anyway.
+	 */
 	raw_spin_lock_irqsave(&ctx->lock, flags);
 	list_for_each_entry(event, &ctx->event_list, event_entry) {
 		if (event->state < PERF_EVENT_STATE_INACTIVE)
@@ -188,6 +193,7 @@ void perf_event_read_record(struct perf_event *child)
 
 	body.pid = perf_pid(child, task);
 	body.tid = perf_tid(child, task);
+	/* the exec'ing task's own context: it runs, so it does not doze */
 	raw_spin_lock_irq(&ctx->lock);
 	header.size = sizeof(header) + sizeof(body) + perf_read_size(child);
 	perf_event_header_init(&header, &data, child);

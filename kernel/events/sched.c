@@ -382,7 +382,7 @@ static void perf_task_ctx_repack(struct perf_event_context *ctx)
 	/* no counter of this CPU's to free: the usual order does */
 	if (!cctx->is_active || !cctx->nr_active_hw ||
 	    list_empty(&cctx->flexible_groups)) {
-		raw_spin_unlock(&cctx->lock);
+		perf_ctx_unlock(cctx);
 		perf_ctx_sched_in(ctx);
 		return;
 	}
@@ -396,7 +396,7 @@ static void perf_task_ctx_repack(struct perf_event_context *ctx)
 	cctx->rotate_necessary = false;
 	list_for_each_entry(leader, &cctx->flexible_groups, group_entry)
 		perf_group_sched_in(cctx, leader);
-	raw_spin_unlock(&cctx->lock);
+	perf_ctx_unlock(cctx);
 	ctx->rotate_necessary = false;
 	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
 		perf_group_sched_in(ctx, leader);
@@ -458,7 +458,7 @@ void perf_ctx_sched_out(struct perf_event_context *ctx)
 {
 	lockdep_assert_held(&ctx->lock);
 	if (!ctx->is_active) {
-		perf_ctx_settled(ctx);
+		perf_ctx_settle_if_dozing(ctx);
 		return;
 	}
 	perf_ctx_update_time(ctx);
@@ -477,7 +477,7 @@ void perf_ctx_sched_out(struct perf_event_context *ctx)
 void perf_ctx_activate_here(struct perf_event_context *ctx)
 {
 	lockdep_assert_held(&ctx->lock);
-	perf_ctx_settled(ctx);
+	perf_ctx_settle_if_dozing(ctx);
 	if (!ctx->is_active)
 		perf_ctx_activate(ctx, perf_clock());
 }
@@ -526,13 +526,13 @@ void perf_ctx_rotate_tick(struct perf_event_context *ctx)
 		WRITE_ONCE(ctx->last_rotation, jiffies);
 		return;
 	}
-	raw_spin_lock(&ctx->lock);
+	perf_ctx_lock(ctx);
 	if (ctx->is_active && ctx->active_cpu == smp_processor_id() &&
 	    !time_before(jiffies, ctx->last_rotation +
 			 msecs_to_jiffies(ctx->rotate_ms)) &&
 	    perf_ctx_rotate(ctx))
 		ctx->last_rotation = jiffies;
-	raw_spin_unlock(&ctx->lock);
+	perf_ctx_unlock(ctx);
 }
 
 /**
@@ -563,12 +563,12 @@ void perf_cpu_ctx_online(void)
 	/* early boot calls this with IRQs still off: keep them as they are */
 	local_irq_save(flags);
 	cpuctx = this_cpu_ptr(&perf_cpu_context);
-	raw_spin_lock(&cpuctx->ctx.lock);
+	perf_ctx_lock(&cpuctx->ctx);
 	if (!cpuctx->online) {
 		cpuctx->online = true;
 		perf_ctx_activate(&cpuctx->ctx, perf_clock());
 	}
-	raw_spin_unlock(&cpuctx->ctx.lock);
+	perf_ctx_unlock(&cpuctx->ctx);
 	local_irq_restore(flags);
 }
 
@@ -605,13 +605,13 @@ void perf_cpu_ctx_offline(void)
 
 	local_irq_save(flags);
 	cpuctx = this_cpu_ptr(&perf_cpu_context);
-	raw_spin_lock(&cpuctx->ctx.lock);
+	perf_ctx_lock(&cpuctx->ctx);
 	perf_ctx_sched_out(&cpuctx->ctx);
 	list_for_each_entry(leader, &cpuctx->ctx.pinned_groups, group_entry)
 		perf_group_off(leader);
 	list_for_each_entry(leader, &cpuctx->ctx.flexible_groups, group_entry)
 		perf_group_off(leader);
 	cpuctx->online = false;
-	raw_spin_unlock(&cpuctx->ctx.lock);
+	perf_ctx_unlock(&cpuctx->ctx);
 	local_irq_restore(flags);
 }

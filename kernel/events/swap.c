@@ -186,7 +186,7 @@ static int __perf_ctx_unswap_here(struct perf_event_context *ctx, void *info)
 	/* trylock: perf_ctx_try_swap() takes the pair in address order */
 	if (!raw_spin_trylock(&other->lock))
 		return -EAGAIN;
-	perf_ctx_settled(other);
+	perf_ctx_settle_if_dozing(other);
 	if (other->is_active) {
 		raw_spin_unlock(&other->lock);
 		return -EBUSY;

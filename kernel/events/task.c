@@ -76,9 +76,9 @@ perf_inherit_event(struct perf_event *parent_event,
 	child_event->ctx = child_ctx;
 
 	/* the child is not running yet: no IPI needed */
-	raw_spin_lock_irq(&child_ctx->lock);
+	perf_ctx_lock_irq(child_ctx);
 	perf_ctx_add_event_locked(child_ctx, child_event);
-	raw_spin_unlock_irq(&child_ctx->lock);
+	perf_ctx_unlock_irq(child_ctx);
 	perf_ctx_get(child_ctx);
 
 	mutex_lock(&origin->child_mutex);
@@ -167,9 +167,9 @@ int perf_event_init_task(struct task_struct *child, u64 clone_flags)
 
 	mutex_lock(&parent_ctx->mutex);
 	/* the walk sleeps; multiplexing must not reorder the list under it */
-	raw_spin_lock_irq(&parent_ctx->lock);
+	perf_ctx_lock_irq(parent_ctx);
 	parent_ctx->rotate_disable = true;
-	raw_spin_unlock_irq(&parent_ctx->lock);
+	perf_ctx_unlock_irq(parent_ctx);
 	err = perf_inherit_list(&parent_ctx->pinned_groups, child, &child_ctx,
 				clone_flags);
 	if (!err)
@@ -177,9 +177,9 @@ int perf_event_init_task(struct task_struct *child, u64 clone_flags)
 					&child_ctx, clone_flags);
 	if (!err)
 		perf_ctx_clone_mark(parent_ctx, child_ctx);
-	raw_spin_lock_irq(&parent_ctx->lock);
+	perf_ctx_lock_irq(parent_ctx);
 	parent_ctx->rotate_disable = false;
-	raw_spin_unlock_irq(&parent_ctx->lock);
+	perf_ctx_unlock_irq(parent_ctx);
 	mutex_unlock(&parent_ctx->mutex);
 	perf_ctx_put(parent_ctx);
 	/*
@@ -255,13 +255,13 @@ static void perf_ctx_teardown(struct perf_event_context *ctx)
 	perf_ctx_call(ctx, __perf_ctx_kill, NULL);
 
 	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry) {
-		raw_spin_lock_irq(&ctx->lock);
+		perf_ctx_lock_irq(ctx);
 		/* inherited copies go; the originals keep their groups */
 		if (event->parent)
 			perf_ctx_del_event_locked(ctx, event);
 		else
 			perf_ctx_unlink_event_locked(ctx, event);
-		raw_spin_unlock_irq(&ctx->lock);
+		perf_ctx_unlock_irq(ctx);
 		perf_event_detach_from_task(ctx, event);
 	}
 	mutex_unlock(&ctx->mutex);

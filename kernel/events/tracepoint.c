@@ -113,7 +113,7 @@ static void perf_tp_task_hit(struct task_struct *task, u16 event_type,
 	/* most contexts have none: no lock on every wakeup */
 	if (!ctx || !READ_ONCE(ctx->nr_cpu_tp))
 		goto out;
-	raw_spin_lock_irqsave(&ctx->lock, flags);
+	perf_ctx_lock_irqsave(ctx, flags);
 	if (ctx->dead)
 		goto unlock;
 	list_for_each_entry(event, &ctx->event_list, event_entry) {
@@ -136,7 +136,7 @@ static void perf_tp_task_hit(struct task_struct *task, u16 event_type,
 		local64_add(count, &event->count);
 	}
 unlock:
-	raw_spin_unlock_irqrestore(&ctx->lock, flags);
+	perf_ctx_unlock_irqrestore(ctx, flags);
 out:
 	rcu_read_unlock();
 }
