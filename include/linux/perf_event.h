@@ -618,6 +618,20 @@ static struct perf_pmu_events_attr _var = {				\
 	.event_str	= _str,						\
 };
 
+/*
+ * a static sysfs file of a PMU, _var, named by the string _name (event
+ * names may hold '.' and '-'; two format/ files of one name may differ by
+ * PMU), holding _str: shown by perf_event_sysfs_show()
+ */
+#define PMU_STR_ATTR(_var, _name, _str)				\
+static struct perf_pmu_events_attr _var = {				\
+	.attr = {							\
+		.attr	= { .name = _name, .mode = 0444 },		\
+		.show	= perf_event_sysfs_show,			\
+	},								\
+	.event_str	= _str,						\
+}
+
 /* the struct attribute of an anonymous events/ file, for attr arrays */
 #define PMU_EVENT_ATTR_ID(_name, _show, _id)				\
 	(&((struct perf_pmu_events_attr[]) {				\

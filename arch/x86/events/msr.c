@@ -59,18 +59,18 @@ enum msr_ctr_id {
 #define THERM_STATUS_VALID	BIT_ULL(31)
 
 /* sysfs: format/ and events/ */
-X86_PMU_STR_ATTR(msr_format_event, "event", "config:0-63");
+PMU_STR_ATTR(msr_format_event, "event", "config:0-63");
 
-X86_PMU_STR_ATTR(msr_attr_tsc,		"tsc",		"event=0x00");
-X86_PMU_STR_ATTR(msr_attr_aperf,	"aperf",	"event=0x01");
-X86_PMU_STR_ATTR(msr_attr_mperf,	"mperf",	"event=0x02");
-X86_PMU_STR_ATTR(msr_attr_pperf,	"pperf",	"event=0x03");
-X86_PMU_STR_ATTR(msr_attr_smi,		"smi",		"event=0x04");
-X86_PMU_STR_ATTR(msr_attr_ptsc,		"ptsc",		"event=0x05");
-X86_PMU_STR_ATTR(msr_attr_irperf,	"irperf",	"event=0x06");
-X86_PMU_STR_ATTR(msr_attr_therm,	"cpu_thermal_margin", "event=0x07");
-X86_PMU_STR_ATTR(msr_attr_therm_snap,	"cpu_thermal_margin.snapshot", "1");
-X86_PMU_STR_ATTR(msr_attr_therm_unit,	"cpu_thermal_margin.unit", "C");
+PMU_STR_ATTR(msr_attr_tsc,		"tsc",		"event=0x00");
+PMU_STR_ATTR(msr_attr_aperf,	"aperf",	"event=0x01");
+PMU_STR_ATTR(msr_attr_mperf,	"mperf",	"event=0x02");
+PMU_STR_ATTR(msr_attr_pperf,	"pperf",	"event=0x03");
+PMU_STR_ATTR(msr_attr_smi,		"smi",		"event=0x04");
+PMU_STR_ATTR(msr_attr_ptsc,		"ptsc",		"event=0x05");
+PMU_STR_ATTR(msr_attr_irperf,	"irperf",	"event=0x06");
+PMU_STR_ATTR(msr_attr_therm,	"cpu_thermal_margin", "event=0x07");
+PMU_STR_ATTR(msr_attr_therm_snap,	"cpu_thermal_margin.snapshot", "1");
+PMU_STR_ATTR(msr_attr_therm_unit,	"cpu_thermal_margin.unit", "C");
 
 static bool msr_have_tsc(void)
 {

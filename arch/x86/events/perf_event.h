@@ -406,34 +406,6 @@ static inline int amd_pmu_detect(struct x86_pmu_hw *hw)
 #endif
 
 /**
- * struct x86_pmu_str_attr - a read-only sysfs file holding a fixed string
- * @attr: the device attribute; its show() is x86_pmu_str_show()
- * @str: the contents, printed with a trailing newline
- *
- * Used for the files of a PMU's format/ and events/ directories.
- */
-struct x86_pmu_str_attr {
-	struct device_attribute	attr;
-	const char		*str;
-};
-
-ssize_t x86_pmu_str_show(struct device *dev, struct device_attribute *attr,
-			 char *page);
-
-/*
- * X86_PMU_STR_ATTR - define a struct x86_pmu_str_attr named @_var for the
- * file @_name (a string: event names may contain '.') holding @_str.
- */
-#define X86_PMU_STR_ATTR(_var, _name, _str)				\
-static struct x86_pmu_str_attr _var = {					\
-	.attr = {							\
-		.attr	= { .name = _name, .mode = 0444 },		\
-		.show	= x86_pmu_str_show,				\
-	},								\
-	.str	= _str,							\
-}
-
-/**
  * struct x86_freerun_pmu - a PMU of free-running counters (freerun.c)
  * @pmu: the PMU; its add/del/start/stop/read are the x86_freerun_*()
  * @snapshot: optional: for an event whose register holds a reading, not

@@ -962,10 +962,10 @@ static ssize_t event_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(event);
 
-X86_PMU_STR_ATTR(x86_format_umask, "umask", "config:8-15");
-X86_PMU_STR_ATTR(x86_format_edge, "edge", "config:18");
-X86_PMU_STR_ATTR(x86_format_inv, "inv", "config:23");
-X86_PMU_STR_ATTR(x86_format_cmask, "cmask", "config:24-31");
+PMU_STR_ATTR(x86_format_umask, "umask", "config:8-15");
+PMU_STR_ATTR(x86_format_edge, "edge", "config:18");
+PMU_STR_ATTR(x86_format_inv, "inv", "config:23");
+PMU_STR_ATTR(x86_format_cmask, "cmask", "config:24-31");
 
 /* the common fields, then the vendor's (x86_pmu_register()) */
 #define X86_FORMAT_COMMON	5

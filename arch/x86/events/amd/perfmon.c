@@ -238,13 +238,13 @@ static void amd_cpu_reset(void)
 	}
 }
 
-X86_PMU_STR_ATTR(amd_ev_cycles, "cpu-cycles", "event=0x76");
-X86_PMU_STR_ATTR(amd_ev_insns, "instructions", "event=0xc0");
-X86_PMU_STR_ATTR(amd_ev_br, "branch-instructions", "event=0xc2");
-X86_PMU_STR_ATTR(amd_ev_brmiss, "branch-misses", "event=0xc3");
-X86_PMU_STR_ATTR(amd_ev_cref, "cache-references", "event=0x60,umask=0xff");
-X86_PMU_STR_ATTR(amd_ev_cmiss, "cache-misses", "event=0x64,umask=0x09");
-X86_PMU_STR_ATTR(amd_ev_stall_fe, "stalled-cycles-frontend", "event=0xa9");
+PMU_STR_ATTR(amd_ev_cycles, "cpu-cycles", "event=0x76");
+PMU_STR_ATTR(amd_ev_insns, "instructions", "event=0xc0");
+PMU_STR_ATTR(amd_ev_br, "branch-instructions", "event=0xc2");
+PMU_STR_ATTR(amd_ev_brmiss, "branch-misses", "event=0xc3");
+PMU_STR_ATTR(amd_ev_cref, "cache-references", "event=0x60,umask=0xff");
+PMU_STR_ATTR(amd_ev_cmiss, "cache-misses", "event=0x64,umask=0x09");
+PMU_STR_ATTR(amd_ev_stall_fe, "stalled-cycles-frontend", "event=0xa9");
 
 static struct attribute *amd_event_attrs[] = {
 	&amd_ev_cycles.attr.attr,

@@ -304,57 +304,48 @@ static const struct attribute_group unc_attr_group = {
 };
 
 /* sysfs format/: the bits tools may set, which differ by family */
-#define UNC_FORMAT_ATTR(_var, _name, _format)				\
-static ssize_t _var##_show(struct device *dev,				\
-			   struct device_attribute *attr, char *page)	\
-{									\
-	return sysfs_emit(page, _format "\n");				\
-}									\
-static struct device_attribute format_attr_##_var =			\
-	__ATTR(_name, 0444, _var##_show, NULL)
-
-UNC_FORMAT_ATTR(df_event_f17h, event, "config:0-7,32-35");
-UNC_FORMAT_ATTR(df_event_v2, event, "config:0-7,32-37");
-UNC_FORMAT_ATTR(df_umask_f17h, umask, "config:8-15");
-UNC_FORMAT_ATTR(df_umask_v2, umask, "config:8-15,24-27");
-UNC_FORMAT_ATTR(l3_event, event, "config:0-7");
-UNC_FORMAT_ATTR(l3_umask, umask, "config:8-15");
-UNC_FORMAT_ATTR(l3_slicemask, slicemask, "config:48-51");
-UNC_FORMAT_ATTR(l3_threadmask_f17h, threadmask, "config:56-63");
-UNC_FORMAT_ATTR(l3_coreid, coreid, "config:42-44");
-UNC_FORMAT_ATTR(l3_enallslices, enallslices, "config:46");
-UNC_FORMAT_ATTR(l3_enallcores, enallcores, "config:47");
-UNC_FORMAT_ATTR(l3_sliceid, sliceid, "config:48-50");
-UNC_FORMAT_ATTR(l3_threadmask_f19h, threadmask, "config:56-57");
+PMU_STR_ATTR(format_attr_df_event_f17h, "event", "config:0-7,32-35");
+PMU_STR_ATTR(format_attr_df_event_v2, "event", "config:0-7,32-37");
+PMU_STR_ATTR(format_attr_df_umask_f17h, "umask", "config:8-15");
+PMU_STR_ATTR(format_attr_df_umask_v2, "umask", "config:8-15,24-27");
+PMU_STR_ATTR(format_attr_l3_event, "event", "config:0-7");
+PMU_STR_ATTR(format_attr_l3_umask, "umask", "config:8-15");
+PMU_STR_ATTR(format_attr_l3_slicemask, "slicemask", "config:48-51");
+PMU_STR_ATTR(format_attr_l3_threadmask_f17h, "threadmask", "config:56-63");
+PMU_STR_ATTR(format_attr_l3_coreid, "coreid", "config:42-44");
+PMU_STR_ATTR(format_attr_l3_enallslices, "enallslices", "config:46");
+PMU_STR_ATTR(format_attr_l3_enallcores, "enallcores", "config:47");
+PMU_STR_ATTR(format_attr_l3_sliceid, "sliceid", "config:48-50");
+PMU_STR_ATTR(format_attr_l3_threadmask_f19h, "threadmask", "config:56-57");
 
 static struct attribute *unc_df_f17h_formats[] = {
-	&format_attr_df_event_f17h.attr,
-	&format_attr_df_umask_f17h.attr,
+	&format_attr_df_event_f17h.attr.attr,
+	&format_attr_df_umask_f17h.attr.attr,
 	NULL,
 };
 
 static struct attribute *unc_df_v2_formats[] = {
-	&format_attr_df_event_v2.attr,
-	&format_attr_df_umask_v2.attr,
+	&format_attr_df_event_v2.attr.attr,
+	&format_attr_df_umask_v2.attr.attr,
 	NULL,
 };
 
 static struct attribute *unc_l3_f17h_formats[] = {
-	&format_attr_l3_event.attr,
-	&format_attr_l3_umask.attr,
-	&format_attr_l3_slicemask.attr,
-	&format_attr_l3_threadmask_f17h.attr,
+	&format_attr_l3_event.attr.attr,
+	&format_attr_l3_umask.attr.attr,
+	&format_attr_l3_slicemask.attr.attr,
+	&format_attr_l3_threadmask_f17h.attr.attr,
 	NULL,
 };
 
 static struct attribute *unc_l3_f19h_formats[] = {
-	&format_attr_l3_event.attr,
-	&format_attr_l3_umask.attr,
-	&format_attr_l3_coreid.attr,
-	&format_attr_l3_enallslices.attr,
-	&format_attr_l3_enallcores.attr,
-	&format_attr_l3_sliceid.attr,
-	&format_attr_l3_threadmask_f19h.attr,
+	&format_attr_l3_event.attr.attr,
+	&format_attr_l3_umask.attr.attr,
+	&format_attr_l3_coreid.attr.attr,
+	&format_attr_l3_enallslices.attr.attr,
+	&format_attr_l3_enallcores.attr.attr,
+	&format_attr_l3_sliceid.attr.attr,
+	&format_attr_l3_threadmask_f19h.attr.attr,
 	NULL,
 };
 

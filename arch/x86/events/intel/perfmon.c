@@ -564,46 +564,46 @@ static void intel_cpu_reset(void)
 }
 
 /* events/ of the "cpu" PMU */
-X86_PMU_STR_ATTR(intel_ev_cycles, "cpu-cycles", "event=0x3c");
-X86_PMU_STR_ATTR(intel_ev_insns, "instructions", "event=0xc0");
-X86_PMU_STR_ATTR(intel_ev_bus, "bus-cycles", "event=0x3c,umask=0x01");
-X86_PMU_STR_ATTR(intel_ev_cref, "cache-references", "event=0x2e,umask=0x4f");
-X86_PMU_STR_ATTR(intel_ev_cmiss, "cache-misses", "event=0x2e,umask=0x41");
-X86_PMU_STR_ATTR(intel_ev_br, "branch-instructions", "event=0xc4");
-X86_PMU_STR_ATTR(intel_ev_brmiss, "branch-misses", "event=0xc5");
-X86_PMU_STR_ATTR(intel_ev_ref, "ref-cycles", "event=0x00,umask=0x03");
+PMU_STR_ATTR(intel_ev_cycles, "cpu-cycles", "event=0x3c");
+PMU_STR_ATTR(intel_ev_insns, "instructions", "event=0xc0");
+PMU_STR_ATTR(intel_ev_bus, "bus-cycles", "event=0x3c,umask=0x01");
+PMU_STR_ATTR(intel_ev_cref, "cache-references", "event=0x2e,umask=0x4f");
+PMU_STR_ATTR(intel_ev_cmiss, "cache-misses", "event=0x2e,umask=0x41");
+PMU_STR_ATTR(intel_ev_br, "branch-instructions", "event=0xc4");
+PMU_STR_ATTR(intel_ev_brmiss, "branch-misses", "event=0xc5");
+PMU_STR_ATTR(intel_ev_ref, "ref-cycles", "event=0x00,umask=0x03");
 
 /*
  * The events of the top-down method (Intel's optimization manual,
  * "Top-down Microarchitecture Analysis") on a core with 4 issue slots a
  * cycle, as perf's topdown metrics use them.
  */
-X86_PMU_STR_ATTR(intel_ev_td_total, "topdown-total-slots",
+PMU_STR_ATTR(intel_ev_td_total, "topdown-total-slots",
 		 "event=0x3c,umask=0x0");
-X86_PMU_STR_ATTR(intel_ev_td_total_scale, "topdown-total-slots.scale", "4");
-X86_PMU_STR_ATTR(intel_ev_td_issued, "topdown-slots-issued",
+PMU_STR_ATTR(intel_ev_td_total_scale, "topdown-total-slots.scale", "4");
+PMU_STR_ATTR(intel_ev_td_issued, "topdown-slots-issued",
 		 "event=0xe,umask=0x1");
-X86_PMU_STR_ATTR(intel_ev_td_retired, "topdown-slots-retired",
+PMU_STR_ATTR(intel_ev_td_retired, "topdown-slots-retired",
 		 "event=0xc2,umask=0x2");
-X86_PMU_STR_ATTR(intel_ev_td_fetch, "topdown-fetch-bubbles",
+PMU_STR_ATTR(intel_ev_td_fetch, "topdown-fetch-bubbles",
 		 "event=0x9c,umask=0x1");
-X86_PMU_STR_ATTR(intel_ev_td_recovery, "topdown-recovery-bubbles",
+PMU_STR_ATTR(intel_ev_td_recovery, "topdown-recovery-bubbles",
 		 "event=0xd,umask=0x1,cmask=1");
-X86_PMU_STR_ATTR(intel_ev_td_recovery_scale, "topdown-recovery-bubbles.scale",
+PMU_STR_ATTR(intel_ev_td_recovery_scale, "topdown-recovery-bubbles.scale",
 		 "4");
 /* the hardware top-down metrics (intel/topdown.c) */
-X86_PMU_STR_ATTR(intel_ev_slots, "slots", "event=0x00,umask=0x4");
-X86_PMU_STR_ATTR(intel_ev_td_retiring, "topdown-retiring",
+PMU_STR_ATTR(intel_ev_slots, "slots", "event=0x00,umask=0x4");
+PMU_STR_ATTR(intel_ev_td_retiring, "topdown-retiring",
 		 "event=0x00,umask=0x80");
-X86_PMU_STR_ATTR(intel_ev_td_bad_spec, "topdown-bad-spec",
+PMU_STR_ATTR(intel_ev_td_bad_spec, "topdown-bad-spec",
 		 "event=0x00,umask=0x81");
-X86_PMU_STR_ATTR(intel_ev_td_fe_bound, "topdown-fe-bound",
+PMU_STR_ATTR(intel_ev_td_fe_bound, "topdown-fe-bound",
 		 "event=0x00,umask=0x82");
-X86_PMU_STR_ATTR(intel_ev_td_be_bound, "topdown-be-bound",
+PMU_STR_ATTR(intel_ev_td_be_bound, "topdown-be-bound",
 		 "event=0x00,umask=0x83");
 /* the events of perf mem: with PEBS only */
-X86_PMU_STR_ATTR(intel_ev_mem_loads, "mem-loads", "event=0xcd,umask=0x1,ldlat=3");
-X86_PMU_STR_ATTR(intel_ev_mem_stores, "mem-stores", "event=0xd0,umask=0x82");
+PMU_STR_ATTR(intel_ev_mem_loads, "mem-loads", "event=0xcd,umask=0x1,ldlat=3");
+PMU_STR_ATTR(intel_ev_mem_stores, "mem-stores", "event=0xd0,umask=0x82");
 
 /*
  * in intel_arch_events[] order, then ref-cycles, then the top-down ones,
@@ -659,11 +659,11 @@ static const struct attribute_group intel_events_group = {
 };
 
 /* format/ beyond the event select fields that pmu.c has */
-X86_PMU_STR_ATTR(intel_format_pc, "pc", "config:19");
-X86_PMU_STR_ATTR(intel_format_any, "any", "config:21");
-X86_PMU_STR_ATTR(intel_format_offcore_rsp, "offcore_rsp", "config1:0-63");
-X86_PMU_STR_ATTR(intel_format_ldlat, "ldlat", "config1:0-15");
-X86_PMU_STR_ATTR(intel_format_frontend, "frontend", "config1:0-23");
+PMU_STR_ATTR(intel_format_pc, "pc", "config:19");
+PMU_STR_ATTR(intel_format_any, "any", "config:21");
+PMU_STR_ATTR(intel_format_offcore_rsp, "offcore_rsp", "config1:0-63");
+PMU_STR_ATTR(intel_format_ldlat, "ldlat", "config1:0-15");
+PMU_STR_ATTR(intel_format_frontend, "frontend", "config1:0-23");
 
 static struct attribute *intel_format_attrs[] = {
 	&intel_format_pc.attr.attr,
