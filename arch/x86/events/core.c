@@ -5,8 +5,8 @@
  * At boot, init_hw_perf_events() looks for an architectural PMU: Intel
  * arch perfmon (CPUID leaf 0xA, version >= 1) or the AMD core counters
  * (X86_FEATURE_PERFCTR_CORE). Intel arch perfmon from version 2 and the
- * AMD core counters of family 17h on have a driver (intel/perfmon.c,
- * amd/perfmon.c), which registers the "cpu" PMU (pmu.c); for anything
+ * AMD core counters of family 17h on have a driver (intel/core.c,
+ * amd/core.c), which registers the "cpu" PMU (pmu.c); for anything
  * else nothing is registered, and the core refuses hardware
  * events with ENOENT, as on a CPU without PMU (e.g. QEMU TCG).
  *

@@ -2,22 +2,8 @@
 /*
  * Interfaces private to the x86 PMU drivers in arch/x86/events/.
  *
- * Layout of the directory:
- *   core.c      boot-time detection of the architectural PMU and the
- *               entry points that the rest of the kernel (APIC, TLB
- *               switch, microcode, KVM) calls
- *   pmu.c       the "cpu" PMU that every vendor driver shares: counter
- *               assignment, counting, sampling periods, the PMI (NMI)
- *               handler, sysfs; the vendor describes its hardware in a
- *               struct x86_pmu_ops
- *   sample.c    what the core asks about the registers of a sample
- *   sysfs.c     helpers for the sysfs attributes of the PMUs
- *   msr.c       the "msr" PMU: free-running MSR counters and the TSC
- *   intel/      Intel: arch perfmon detection and driver (perfmon.c),
- *               the generic cache events (cache.c), the offcore response
- *               registers of some events (extra.c), DS area, PT, LBR hooks
- *   amd/        AMD: PERFCTR_CORE detection, the generic cache events
- *               (cache.c), IBS, virtualization hooks
+ * The files of the directory and what each owns are listed once, in
+ * Documentation/perf-core/design.rst ("Layout").
  */
 #ifndef _ARCH_X86_EVENTS_PERF_EVENT_H
 #define _ARCH_X86_EVENTS_PERF_EVENT_H

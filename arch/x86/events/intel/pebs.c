@@ -10,7 +10,7 @@
  * counter keeps going on its own. A record becomes a sample in
  * intel_pebs_drain(): in the PMI the buffer's interrupt threshold raises
  * (GLOBAL_STATUS bit 62), and before a PEBS event leaves its counter or
- * its count is read (perfmon.c's flush).
+ * its count is read (core.c's flush).
  *
  * The threshold is one record (a PMI each) unless every PEBS event of the
  * CPU is "large": one whose samples the record alone makes, any time
