@@ -54,7 +54,7 @@
 #include <linux/refcount.h>
 #include <linux/sched/clock.h>
 
-/**
+/*
  * struct perf_event_context - a set of events scheduled together
  *
  * A task has at most one (task->perf_event_ctxp), holding every event
@@ -134,7 +134,7 @@ struct perf_event_context {
 	struct rcu_head			rcu_head;
 };
 
-/**
+/*
  * struct perf_cpu_context - per-CPU state of the core
  * @ctx: the CPU-wide events of this CPU
  * @task_ctx: the task context currently scheduled here, if any
@@ -305,7 +305,7 @@ static inline bool perf_event_is_cgroup(struct perf_event *event)
 }
 #endif
 
-/**
+/*
  * struct perf_buffer - the ring buffer behind an event's mapping
  *
  * One vmalloc area: the control page (struct perf_event_mmap_page), then
