@@ -655,6 +655,7 @@ static inline bool perf_hit_priv_excluded(struct perf_event *event,
 
 /**
  * perf_hit_excluded - whether a kernel-counted event ignores this hit
+ * @event: the event hit
  * @regs: where it happened, if known
  *
  * A stopped event counts nothing; exclude_user/exclude_kernel drop hits
