@@ -173,7 +173,9 @@ bool perf_cgroup_match(struct perf_event *event)
  * @cpuctx: this CPU's context
  * @task: the task now current
  *
- * IRQs off: @task's cgroup can change only by an IPI to this CPU.
+ * A lockless look, before the lock: the cgroup core may move @task
+ * meanwhile, and then sends the resync IPI (cgroup_hooks.c), which looks
+ * again; perf_cgroup_set_current() reads @task's cgroup afresh.
  */
 bool perf_cgroup_changes(struct perf_cpu_context *cpuctx,
 			 struct task_struct *task)

@@ -247,7 +247,9 @@ int perf_event_ctl_period(struct perf_event *event, u64 value)
  * For a PMU's event_init, which runs before the core holds any lock of
  * the group's context and may want to look at the other members: the
  * core links and unlinks siblings under ctx->lock. Nothing may sleep
- * until perf_event_group_unlock().
+ * until perf_event_group_unlock(). The lock is perf_ctx_lock()'s, which
+ * settles the leader's context if it dozes (harmless: its next switch in
+ * activates it the usual way).
  *
  * Return: the context locked, to pass to perf_event_group_unlock(); NULL
  * (nothing locked) for a leader in no context.

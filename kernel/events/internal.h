@@ -253,6 +253,12 @@ perf_cgroup_css_alloc(struct cgroup_subsys_state *parent);
 void perf_cgroup_css_free(struct cgroup_subsys_state *css);
 int perf_cgroup_bind(struct perf_event *event, struct cgroup_subsys_state *css,
 		     struct perf_event *leader);
+void perf_cgroup_ctx_activate(struct perf_event_context *ctx, bool on);
+void perf_cgroup_event_link(struct perf_event_context *ctx, int delta);
+void perf_cgroup_detach(struct perf_event *event);
+u64 perf_cgroup_sample_id(void);
+/* records.c */
+void perf_event_cgroup_record(struct cgroup *cgrp);
 /* cgroup_hooks.c */
 void __perf_cgroup_sched_in(struct task_struct *task);
 int perf_cgroup_connect(struct perf_event *event, int fd,
@@ -264,11 +270,6 @@ static inline void perf_cgroup_sched_in(struct task_struct *task)
 	if (READ_ONCE(this_cpu_ptr(&perf_cpu_context)->nr_cgroups))
 		__perf_cgroup_sched_in(task);
 }
-void perf_cgroup_ctx_activate(struct perf_event_context *ctx, bool on);
-void perf_cgroup_event_link(struct perf_event_context *ctx, int delta);
-void perf_cgroup_detach(struct perf_event *event);
-u64 perf_cgroup_sample_id(void);
-void perf_event_cgroup_record(struct cgroup *cgrp);
 
 static inline bool perf_event_is_cgroup(struct perf_event *event)
 {

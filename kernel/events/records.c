@@ -93,9 +93,11 @@ static void perf_sb_ctx(struct perf_event_context *ctx, perf_sb_fn fn,
 	int cpu = smp_processor_id();
 
 	/*
-	 * Taken plainly, without perf_ctx_lock()'s settle, which would reach
-	 * up into scheduling: a dozing context's events have no buffer
-	 * (perf_ctx_doze() refuses one), so no record is for them anyway.
+	 * Taken plainly, as it always was, without perf_ctx_lock()'s settle,
+	 * which would reach up into scheduling: a record only reads the
+	 * event list and writes to the events' buffers, which a dozing
+	 * context's events (ACTIVE in an inactive context) may have like
+	 * any other event.
 	 */
 	raw_spin_lock_irqsave(&ctx->lock, flags);
 	list_for_each_entry(event, &ctx->event_list, event_entry) {

@@ -27,6 +27,7 @@
  */
 
 #include <linux/bitops.h>
+#include <linux/export.h>
 #include <linux/init.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
@@ -90,12 +91,12 @@ static bool intel_extra __ro_after_init;
 /* ... and PEBS (pebs.c), adaptive or not */
 static bool intel_pebs __ro_after_init;
 static bool intel_pebs_adaptive __ro_after_init;
-static char intel_pmu_name[24] __ro_after_init;
-
 /*
  * caps/pmu_name, which perf reads: the microarchitecture where it is
  * known, "generic_arch_v<version>" elsewhere.
  */
+static char intel_pmu_name[24] __ro_after_init;
+
 /*
  * The microarchitectures whose events this driver knows: caps/pmu_name,
  * the generic cache events, and the model-specific quirks (the PEBS
