@@ -348,24 +348,35 @@ static unsigned int perf_output_copy_user(struct perf_output_handle *handle,
 }
 
 /*
- * Sizes
+ * The sample_id trailer of non-sample records (attr.sample_id_all): its
+ * fields in the order the ABI writes them, one u64 each, and where each
+ * is kept in struct perf_sample_data (perf_sample_fill_id() fills them).
+ * The trailer's size and its writer both come from this one list.
  */
+static const struct {
+	u64	bit;
+	u16	offset;
+} perf_sample_id_fields[] = {
+	{ PERF_SAMPLE_TID,	 offsetof(struct perf_sample_data, tid_entry) },
+	{ PERF_SAMPLE_TIME,	 offsetof(struct perf_sample_data, time) },
+	{ PERF_SAMPLE_ID,	 offsetof(struct perf_sample_data, id) },
+	{ PERF_SAMPLE_STREAM_ID, offsetof(struct perf_sample_data, stream_id) },
+	{ PERF_SAMPLE_CPU,	 offsetof(struct perf_sample_data, cpu_entry) },
+	{ PERF_SAMPLE_IDENTIFIER, offsetof(struct perf_sample_data, id) },
+};
+
+/* the two-u32 fields are written as the one u64 they fill */
+static_assert(sizeof_field(struct perf_sample_data, tid_entry) == sizeof(u64));
+static_assert(sizeof_field(struct perf_sample_data, cpu_entry) == sizeof(u64));
+
 static u16 perf_sample_id_size(u64 type)
 {
 	u16 size = 0;
+	int i;
 
-	if (type & PERF_SAMPLE_TID)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_TIME)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_ID)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_STREAM_ID)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_CPU)
-		size += sizeof(u64);
-	if (type & PERF_SAMPLE_IDENTIFIER)
-		size += sizeof(u64);
+	for (i = 0; i < ARRAY_SIZE(perf_sample_id_fields); i++)
+		if (type & perf_sample_id_fields[i].bit)
+			size += sizeof(u64);
 	return size;
 }
 
@@ -462,21 +473,18 @@ void perf_event_output_id(struct perf_output_handle *handle,
 			  struct perf_event *event)
 {
 	u64 type = event->attr.sample_type;
+	int i;
 
 	if (!event->attr.sample_id_all)
 		return;
-	if (type & PERF_SAMPLE_TID)
-		perf_output_word(handle, data->tid_entry);
-	if (type & PERF_SAMPLE_TIME)
-		perf_output_word(handle, data->time);
-	if (type & PERF_SAMPLE_ID)
-		perf_output_word(handle, data->id);
-	if (type & PERF_SAMPLE_STREAM_ID)
-		perf_output_word(handle, data->stream_id);
-	if (type & PERF_SAMPLE_CPU)
-		perf_output_word(handle, data->cpu_entry);
-	if (type & PERF_SAMPLE_IDENTIFIER)
-		perf_output_word(handle, data->id);
+	for (i = 0; i < ARRAY_SIZE(perf_sample_id_fields); i++) {
+		u64 word;
+
+		if (!(type & perf_sample_id_fields[i].bit))
+			continue;
+		word = *(u64 *)((void *)data + perf_sample_id_fields[i].offset);
+		perf_output_word(handle, word);
+	}
 }
 
 /*
