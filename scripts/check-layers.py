@@ -10,7 +10,11 @@ that one file uses (nm -u) and another defines is a call or a variable
 reference between them. Prints every reference that runs up a layer
 (except the one named callback: the last perf_event_put() freeing the
 event), every file the table does not place, every cycle of files, and
-whether the lock table at the head of internal.h is design.rst's.
+whether the lock table at the head of layer/object.h is design.rst's.
+Includes too: each layer has its header, kernel/events/layer/<layer>.h,
+which includes the header of the layer below it (object.h, the bottom,
+none); a file of kernel/events includes its own layer's header and no
+other of the core's (INCL), so that the compiler refuses a call up.
 Exit status 1 if there is any, unless --report. --result FILE writes
 one line for make test's summary: "PASS check-layers" or "FAIL
 check-layers: ...".
@@ -82,6 +86,44 @@ def nm(path, undefined):
         elif len(f) == 3 and f[1] in 'TDBRGSV':	# global definitions
             syms.add(f[2])
     return syms
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def includes(rows, rank):
+    """the include rules: (problems, messages)"""
+    msgs = []
+    here = os.path.join(ROOT, 'kernel/events')
+    names = [name for name, _ in rows]
+    for i, name in enumerate(names):
+        h = os.path.join(here, 'layer', name + '.h')
+        if not os.path.exists(h):
+            msgs.append('INCL      layer/%s.h: missing (layer %s)' %
+                        (name, name))
+            continue
+        got = INCLUDE.findall(open(h).read())
+        want = [names[i - 1] + '.h'] if i else []
+        if got != want:
+            msgs.append('INCL      layer/%s.h includes %s, not %s' %
+                        (name, ' '.join(got) or 'nothing',
+                         ' '.join(want) or 'nothing'))
+    for f in sorted(os.listdir(here)):
+        if f.endswith('.h'):
+            msgs.append('INCL      %s: a core header outside layer/' % f)
+        if not f.endswith('.c'):
+            continue
+        stem = f[:-2]
+        for inc in INCLUDE.findall(open(os.path.join(here, f)).read()):
+            m = re.match(r'layer/(\w+)\.h$', inc)
+            if not m or m.group(1) not in names:
+                if not inc.startswith('uprobes/'):
+                    msgs.append('INCL      %s includes "%s"' % (f, inc))
+                continue
+            if stem in rank and names.index(m.group(1)) != rank[stem]:
+                msgs.append('INCL      %s (%s) includes layer/%s.h' %
+                            (f, names[rank[stem]], m.group(1)))
+    return msgs
 
 
 def cycles(edges):
@@ -171,16 +213,22 @@ def main():
     for comp in cycles(edges):
         print('CYCLE     ' + ' '.join(c + '.c' for c in comp))
         problems += 1
-    # the lock table: one, in design.rst and at the head of internal.h
+    incl = includes(rows, rank)
+    for m in incl:
+        print(m)
+    problems += len(incl)
+    # the lock table: one, in design.rst and at the head of layer/object.h
     doc = lock_table(DESIGN, '  ')
-    head = lock_table(os.path.join(ROOT, 'kernel/events/internal.h'), ' *')
+    head = lock_table(os.path.join(ROOT, 'kernel/events/layer/object.h'),
+                      ' *')
     if not doc or doc != head:
-        print('LOCKS     the lock tables of design.rst and internal.h differ'
-              ' (or one is missing)')
+        print('LOCKS     the lock tables of design.rst and layer/object.h '
+              'differ (or one is missing)')
         problems += 1
     nedges = sum(len(v) for v in edges.values())
-    summary = ('%d files, %d file references, %d upward, %d cycles' %
-               (len(stems), nedges, len(up), len(cycles(edges))))
+    summary = ('%d files, %d file references, %d upward, %d cycles, '
+               '%d include faults' %
+               (len(stems), nedges, len(up), len(cycles(edges)), len(incl)))
     print('check-layers: %s%s' % (summary, ' (report only)' if report else ''))
     if result:
         with open(result, 'w') as f:

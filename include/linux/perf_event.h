@@ -5,7 +5,7 @@
  * This header is read by every part of the kernel that touches perf: the
  * scheduler, fork/exit/exec, the memory manager, ptrace and the
  * breakpoint backend, and the PMU drivers. It is grouped by those callers.
- * Types private to the core live in kernel/events/internal.h; types
+ * Types private to the core live in kernel/events/layer/object.h; types
  * private to the x86 drivers in arch/x86/events/perf_event.h.
  *
  * Fast paths (software event hooks, the context-switch hooks) are static

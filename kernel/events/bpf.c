@@ -36,7 +36,7 @@
 #include <linux/syscalls.h>
 #include <linux/trace_events.h>
 
-#include "internal.h"
+#include "layer/overflow.h"
 
 /* Serializes changes of event->prog (SET_BPF, links, inheritance, free). */
 static DEFINE_MUTEX(perf_bpf_mutex);

@@ -21,7 +21,7 @@
 #include <linux/sysctl.h>
 #include <linux/uprobes.h>
 
-#include "internal.h"
+#include "layer/object.h"
 
 #define PERF_CALLCHAIN_CONTEXTS	4
 

@@ -32,7 +32,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 
-#include "internal.h"
+#include "layer/time.h"
 
 /* one CPU's clock of a cgroup */
 struct perf_cgroup_clock {

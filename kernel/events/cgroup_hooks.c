@@ -12,7 +12,7 @@
 #include <linux/file.h>
 #include <linux/smp.h>
 
-#include "internal.h"
+#include "layer/entry.h"
 
 /*
  * @task, now current here, is in another cgroup: hand the CPU context's

@@ -16,7 +16,7 @@
 #include <linux/sched/signal.h>
 #include <linux/wait_bit.h>
 
-#include "internal.h"
+#include "layer/contexts.h"
 
 static void perf_ctx_init(struct perf_event_context *ctx,
 			  struct task_struct *task, int cpu)

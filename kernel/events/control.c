@@ -9,7 +9,7 @@
  * inheritance. The state change itself runs under ctx->lock on the CPU
  * where the context is live (perf_ctx_call()).
  */
-#include "internal.h"
+#include "layer/counting.h"
 
 /**
  * perf_event_enable_locked - move an event from OFF (or ERROR) to enabled

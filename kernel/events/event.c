@@ -10,7 +10,7 @@
 #include <linux/llist.h>
 #include <linux/workqueue.h>
 
-#include "internal.h"
+#include "layer/object.h"
 
 /*
  * On while any task context exists: the context-switch hooks must see

@@ -11,7 +11,7 @@
 #include <linux/poll.h>
 #include <linux/uaccess.h>
 
-#include "internal.h"
+#include "layer/entry.h"
 
 static ssize_t perf_read(struct file *file, char __user *buf, size_t count,
 			 loff_t *ppos)

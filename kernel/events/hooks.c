@@ -12,7 +12,7 @@
 #include <linux/smp.h>
 #include <linux/sched.h>
 
-#include "internal.h"
+#include "layer/entry.h"
 
 /*
  * The instant the switch out of this CPU's last context switch took its

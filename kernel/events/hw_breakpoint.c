@@ -38,7 +38,7 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 
-#include "internal.h"
+#include "layer/entry.h"
 
 /**
  * struct bp_task_slots - the breakpoint slots one task holds

@@ -11,7 +11,7 @@
 #include <linux/smp.h>
 #include <linux/init.h>
 
-#include "internal.h"
+#include "layer/entry.h"
 
 /**
  * perf_event_init - set up the perf core; called once from start_kernel()

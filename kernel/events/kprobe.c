@@ -14,7 +14,7 @@
 #include <linux/device.h>
 #include <linux/trace_events.h>
 
-#include "internal.h"
+#include "layer/pmus.h"
 
 #define PERF_KPROBE_RETPROBE	BIT_ULL(0)
 

@@ -19,7 +19,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/security.h>
 
-#include "internal.h"
+#include "layer/entry.h"
 
 static atomic64_t perf_event_next_id;
 /**

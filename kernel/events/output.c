@@ -25,7 +25,7 @@
 
 #include <asm/perf_event.h>
 
-#include "internal.h"
+#include "layer/output.h"
 
 /* "not available" in every field of a data source */
 #define PERF_DATA_SRC_NA	(PERF_MEM_S(OP, NA) | PERF_MEM_S(LVL, NA) | \

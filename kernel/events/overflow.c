@@ -13,7 +13,7 @@
 #include <linux/sched/signal.h>
 #include <linux/task_work.h>
 
-#include "internal.h"
+#include "layer/overflow.h"
 
 /* bumped at every tick: events count their interrupts per sequence */
 static DEFINE_PER_CPU(u64, perf_throttle_seq);

@@ -17,7 +17,7 @@
 #include <linux/srcu.h>
 #include <linux/perf_regs.h>
 
-#include "internal.h"
+#include "layer/object.h"
 
 /* default multiplexing interval, as /sys/.../perf_event_mux_interval_ms */
 #define PERF_MUX_INTERVAL_MS	CONFIG_PERF_EVENTS_MUX_INTERVAL_MS

@@ -12,7 +12,7 @@
 #include <linux/uaccess.h>
 #include <linux/slab.h>
 
-#include "internal.h"
+#include "layer/counting.h"
 
 /*
  * An active event's count, just after perf_ctx_update_time() of @ctx: a

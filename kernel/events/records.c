@@ -26,7 +26,7 @@
 #include <linux/slab.h>
 #include <linux/sched/task.h>
 
-#include "internal.h"
+#include "layer/records.h"
 
 static atomic_t perf_nr_comm_events;
 static atomic_t perf_nr_mmap_events;

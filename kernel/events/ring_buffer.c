@@ -18,7 +18,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "internal.h"
+#include "layer/buffer.h"
 
 static struct perf_buffer *perf_buffer_alloc(struct perf_event *event,
 					     int nr_pages, bool overwrite)

@@ -14,7 +14,7 @@
 #include <linux/smp.h>
 #include <linux/sched.h>
 
-#include "internal.h"
+#include "layer/scheduling.h"
 
 
 void perf_event_set_state(struct perf_event *event,

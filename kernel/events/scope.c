@@ -16,7 +16,7 @@
 #include <linux/topology.h>
 #include <linux/device.h>
 
-#include "internal.h"
+#include "layer/counting.h"
 
 static const struct cpumask *perf_scope_domain(unsigned int scope, int cpu)
 {

@@ -18,7 +18,7 @@
  */
 #include <linux/sched.h>
 
-#include "internal.h"
+#include "layer/counting.h"
 
 static atomic64_t perf_clone_ids = ATOMIC64_INIT(0);
 /* one unswap at a time: it parks two contexts and moves both pointers */

@@ -19,7 +19,7 @@
 
 #include <asm/irq_regs.h>
 
-#include "internal.h"
+#include "layer/pmus.h"
 
 struct static_key perf_swevent_enabled[PERF_COUNT_SW_MAX];
 EXPORT_SYMBOL_GPL(perf_swevent_enabled);

@@ -15,7 +15,7 @@
 #include <linux/syscalls.h>
 #include <linux/uaccess.h>
 
-#include "internal.h"
+#include "layer/entry.h"
 
 #define PERF_FLAG_ALL	(PERF_FLAG_FD_NO_GROUP | PERF_FLAG_FD_OUTPUT | \
 			 PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC)

@@ -12,7 +12,7 @@
 #include <linux/irq_work.h>
 #include <linux/jiffies.h>
 
-#include "internal.h"
+#include "layer/object.h"
 
 #define PERF_DEFAULT_MAX_SAMPLE_RATE	100000
 #define PERF_DEFAULT_CPU_TIME_PERCENT	25

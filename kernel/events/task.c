@@ -12,7 +12,7 @@
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 
-#include "internal.h"
+#include "layer/entry.h"
 
 /* @task's context with a reference, or NULL if it has none. */
 static struct perf_event_context *perf_task_ctx_get(struct task_struct *task)

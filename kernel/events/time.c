@@ -21,7 +21,7 @@
 #include <linux/sched/clock.h>
 #include <linux/timekeeping.h>
 
-#include "internal.h"
+#include "layer/time.h"
 
 /*
  * While a whole context goes on or off this CPU (perf_ctx_activate(),

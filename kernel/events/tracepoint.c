@@ -23,7 +23,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "internal.h"
+#include "layer/pmus.h"
 
 static DEFINE_PER_CPU(int, perf_sw_recursion[PERF_NR_CONTEXTS]);
 

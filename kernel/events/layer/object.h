@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The perf core's own header, split by layer (Documentation/perf-core/
+ * design.rst, "Layers"). This one is the bottom: the types every file of
+ * kernel/events shares, and no one else, and the functions of the object
+ * layer (sysctl.c pmu.c event.c guest.c callchain.c). Each layer above has
+ * a header here that includes the one below it, and a file includes its
+ * own layer's: a call up a layer does not compile.
+ *
+ * Locks, outermost first: a lock is taken only with locks above it held
+ * (Documentation/perf-core/design.rst has the same table, and the paths
+ * that make each edge):
+ *
+ *  #  lock                        kind, context        protects
+ *  1  exec_update_lock            rwsem, process       the target's creds and mm while
+ *                                                      open checks and installs; exec
+ *  2  task->perf_event_mutex      mutex, process       task->perf_event_ctxp creation and
+ *                                                      teardown; the events a task owns
+ *  3  ctx->mutex, task context    mutex, process       changes to a context from process
+ *                                                      context (install, remove, groups)
+ *  4  perf_unswap_mutex           mutex, process       one unswap at a time (swap.c)
+ *  5  event->child_mutex          mutex, process       an event's inherited children
+ *  6  event_mutex (trace)         mutex, process       tracing events' init and destroy
+ *  7  uprobes_install_mutex,      mutex, rwsem,        uprobes' consumers and breakpoint
+ *     then uprobes_fork_rwsem     process              writes (uprobes/uprobes.h)
+ *  8  hotplug lock                percpu rwsem         static keys take it; hotplug
+ *                                                      callbacks run under it
+ *  9  ctx->mutex, CPU context     mutex (own class),   the same, for a CPU's context;
+ *                                 process, cpuhp       two when scope.c migrates (lower
+ *                                                      CPU first, then nested)
+ * 10  mm->mmap_lock               rwsem, process       the mm; our mmap and vma close run
+ *                                                      under it
+ * 11  event->mmap_mutex           mutex, process       event->rb, mapping counts; another
+ *                                                      event's nested (buffer unmapped)
+ * 12  leaf mutexes                mutex, process       perf_callchain_mutex (buffers,
+ *                                                      stack sysctls), perf_bpf_mutex
+ *                                                      (event->prog), bp_slots_mutex,
+ *                                                      pmus_lock (PMU list), uprobe
+ *                                                      insn_mutex, ref_ctr_mutex, x86
+ *                                                      intel_ds_mutex, ibs_nmi_mutex
+ * 13  rb->event_lock              spinlock, irqsave    a buffer's list of writers
+ * 14  rq->lock, p->pi_lock        raw, the scheduler   held around the switch hooks and
+ *                                                      the sched tracepoints
+ * 15  ctx->lock                   raw, IRQs off,       event states, a context's lists,
+ *                                 never in NMI         times, is_active; nested: this
+ *                                                      CPU's under a task's (repack), a
+ *                                                      swap pair in address order
+ * 16  hrtimer base, x86           raw, IRQs off        innermost
+ *     extra_core.lock
+ *
+ * Nothing under ctx->lock sleeps or wakes a wait queue; no event is freed
+ * under an mmap_lock (perf_event_put_async()).
+ */
+#ifndef _KERNEL_EVENTS_LAYER_OBJECT_H
+#define _KERNEL_EVENTS_LAYER_OBJECT_H
+
+#include <linux/perf_event.h>
+#include <linux/refcount.h>
+#include <linux/sched/clock.h>
+
+/*
+ * struct perf_event_context - a set of events scheduled together
+ *
+ * A task has at most one (task->perf_event_ctxp), holding every event
+ * that follows the task; each CPU has one for the events that count the
+ * CPU. A context is "active" while its events may be on the PMUs of
+ * active_cpu: a CPU context while its CPU is online, a task context while
+ * the task runs.
+ */
+struct perf_event_context {
+	raw_spinlock_t			lock;
+	struct mutex			mutex;
+	/* every event, leaders and siblings */
+	struct list_head		event_list;
+	/* group leaders, by scheduling class */
+	struct list_head		pinned_groups;
+	struct list_head		flexible_groups;
+	int				nr_events;
+	/* tracepoint events bound to a CPU, which perf_tp_task_hit() seeks */
+	int				nr_cpu_tp;
+	int				nr_active;
+	/* active events on hardware PMUs, for exclusive groups */
+	int				nr_active_hw;
+	bool				is_active;
+	/*
+	 * A flexible group did not fit: rotate once rotate_ms (the shortest
+	 * perf_event_mux_interval_ms of the PMUs that refused a group since
+	 * the context was scheduled in or rotated) have passed since
+	 * last_rotation (jiffies), which follows the tick while no rotation
+	 * is needed.
+	 */
+	bool				rotate_necessary;
+	int				rotate_ms;
+	unsigned long			last_rotation;
+	/* fork is walking the group lists: keep their order */
+	bool				rotate_disable;
+	/* the exclusive group on the PMUs, which nothing else may join */
+	struct perf_event		*exclusive_leader;
+	/* the task has gone: no more events may be installed */
+	bool				dead;
+	int				active_cpu;
+	/*
+	 * NULL for a CPU context. The task the context counts for now,
+	 * which a switch between equivalent contexts changes (swap.c):
+	 * home is the task it was created for, clone_id (0: none) what
+	 * makes two contexts equivalent; a parked context is not swapped
+	 * while perf_ctx_unswap() moves it, and a frozen one is not
+	 * switched in either.
+	 */
+	struct task_struct		*task;
+	struct task_struct		*home;
+	u64				clone_id;
+	bool				parked;
+	bool				frozen;
+	/*
+	 * Dozing (sched.c): the task was switched out with its events left
+	 * on, because all nr_events of them are dozy (clocks that only
+	 * count): the context's clock stopped at timestamp and the next
+	 * switch in restarts it, with no event touched. Anything else that
+	 * takes ctx->lock settles a dozing context first, so that the rest
+	 * of the core never sees it.
+	 */
+	bool				dozing;
+	int				nr_dozy;
+	/* the CPU of a CPU context, -1 for a task context */
+	int				cpu;
+	/*
+	 * Events whose PMU's sched_task() runs at each switch of the task
+	 * (PERF_ATTACH_SCHED_CB), that PMU, and its task_ctx_size bytes
+	 */
+	int				nr_sched_cb;
+	struct pmu			*sched_cb_pmu;
+	void				*task_data;
+	/* time the context was active, in ns, and when that was updated */
+	u64				time;
+	u64				timestamp;
+	refcount_t			refcount;
+	struct rcu_head			rcu_head;
+};
+
+/*
+ * struct perf_cpu_context - per-CPU state of the core
+ * @ctx: the CPU-wide events of this CPU
+ * @task_ctx: the task context currently scheduled here, if any
+ */
+struct perf_cpu_context {
+	struct perf_event_context	ctx;
+	struct perf_event_context	*task_ctx;
+	bool				online;
+#ifdef CONFIG_CGROUP_PERF
+	/* cgroup events in ctx, and the cgroup whose clocks run here */
+	int				nr_cgroups;
+	struct perf_cgroup		*cgrp;
+#endif
+};
+
+DECLARE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
+
+/*
+ * struct perf_buffer - the ring buffer behind an event's mapping
+ *
+ * One vmalloc area: the control page (struct perf_event_mmap_page), then
+ * @size bytes of data, a power of two. Writers reserve space by moving
+ * @head with cmpxchg, so any context, NMI included, can write; only the
+ * outermost writer on a CPU publishes data_head, after every nested one
+ * has finished (@nest).
+ */
+struct perf_buffer {
+	refcount_t			refcount;
+	struct rcu_head			rcu_head;
+	struct perf_event_mmap_page	*user_page;
+	void				*data;
+	unsigned long			size;
+	int				nr_pages;
+	/* read-only mapping: old data is overwritten, nothing is lost */
+	bool				overwrite;
+	bool				backward;
+	int				paused;
+	/* bytes written between wakeups, and records between wakeups */
+	long				watermark;
+	int				wakeup_events;
+
+	local_t				head;
+	local_t				nest;
+	/* bumped each time readers should be woken */
+	local_t				wakeup;
+	local_t				events;
+	/* records dropped for lack of space since the last LOST record */
+	local_t				lost;
+	atomic_t			poll;
+	/* mappings of the buffer, through any event */
+	atomic_t			mmap_count;
+
+	/* every event writing here, for wakeups */
+	spinlock_t			event_lock;
+	struct list_head		event_list;
+	/* its last mapping went: no event may start writing here (event_lock) */
+	bool				unmapped;
+
+	/* what the mapping was charged, returned at the last unmap */
+	struct user_struct		*mmap_user;
+	long				mmap_locked;
+	long				mmap_pinned;
+	struct mm_struct		*mmap_mm;
+};
+
+/* A change its clones would not see: it is no longer equivalent to them. */
+static inline void perf_ctx_unclone(struct perf_event_context *ctx)
+{
+	if (ctx)
+		WRITE_ONCE(ctx->clone_id, 0);
+}
+
+/* pmu.c */
+extern cpumask_t perf_scope_cpus[PERF_PMU_MAX_SCOPE];
+struct pmu *perf_pmu_find(struct perf_event *event);
+
+/* event.c: references and deferred work */
+void perf_event_hold(struct perf_event *event);
+void perf_event_put(struct perf_event *event);
+void perf_event_put_async(struct perf_event *event);
+void perf_event_queue_pending(struct perf_event *event);
+
+/*
+ * In lifecycle.c (an entry point): the one call up the layers, which the
+ * last perf_event_put() makes.
+ */
+void perf_event_free(struct perf_event *event);
+
+static inline bool perf_event_is_group_leader(struct perf_event *event)
+{
+	return event->group_leader == event;
+}
+
+/*
+ * cpu-clock or task-clock, however opened (PERF_TYPE_SOFTWARE or the
+ * clocks' own types): their PMU's event_init says so
+ */
+static inline bool perf_event_is_swclock(const struct perf_event *event)
+{
+	return event->event_caps & PERF_EV_CAP_SWCLOCK;
+}
+
+/* callchain.c */
+struct perf_callchain_entry *
+perf_callchain(struct perf_event *event, struct pt_regs *regs);
+int perf_callchain_get(struct perf_event *event);
+void perf_callchain_put(struct perf_event *event);
+
+/* sysctl.c */
+int perf_max_samples_per_tick(void);
+
+#endif /* _KERNEL_EVENTS_LAYER_OBJECT_H */
