@@ -90,9 +90,6 @@ struct x86_extra_regs {
  * @format_visible: which of @format_attrs exist (NULL: all)
  * @max_period: the longest period a counter can be loaded with
  * @max_precise: the highest attr.precise_ip the driver supports
- * @forward_precise: for an event asking more: -ENOENT with attr.type
- *	naming the PMU that takes it instead (AMD's IBS), or an errno;
- *	NULL: -EOPNOTSUPP
  * @event_map: PERF_COUNT_HW_* to a raw config, 0 if not supported
  * @cache_events: PERF_TYPE_HW_CACHE to a raw config, NULL for none
  * @cache_extra: the config1 (extra register value) of each of those
@@ -105,32 +102,37 @@ struct x86_extra_regs {
  *	@raw_mask, or from a table) and @config1: the bits it adds back
  *	(AnyThread), its extra register, what precise_ip (at most
  *	@max_precise) needs; 0 or a negative errno
- * @extra_claim: take the extra register @event needs on this core: 0,
- *	or -EAGAIN when the registers hold other values; NULL: none
- * @extra_put: give back what @extra_claim took on this core
  * @constraint: the mask of counter indices that may count @config
  * @counter: for counter @idx, the MSR that holds its count, its RDPMC
  *	index and its width in bits
  * @enable: start counting on hwc->idx (IRQs off, this CPU)
  * @disable: stop counting on hwc->idx
  * @handle_irq: the PMI: returns the number of counters it handled
- * @pebs_flush: turn the PEBS records waiting in this CPU's buffer into
- *	samples (IRQs off), before a precise event's count is read
- * @pebs_xmm: a precise event's samples may have the XMM registers
- *	(PERF_PMU_CAP_EXTENDED_REGS)
- * @freq_guess: a frequency-mode event starts from a guess of its rate,
- *	not from a period of 1 (pmu.c, x86_freq_first_period())
  * @hold: stop (@on) or restart every counter of this CPU at once, for
  *	the core's perf_pmu_disable()/perf_pmu_enable(); what @enable and
  *	@disable do meanwhile takes effect at the restart; NULL (or a
  *	no-op where there is no global control): none
  * @cpu_reset: stop and clear every counter of this CPU (bring-up)
- * @td_update: count the top-down events (counter indices from
- *	INTEL_PMC_IDX_FIXED_SLOTS), which share their registers: all of this
- *	CPU's at once; returns the raw value the counter is left with
- * @td_start: a top-down event starts counting
  * @attr_groups: events/ (pmu.c adds format/, caps/ and rdpmc)
  * @lbr: the branch stack, if the CPU has one the driver knows
+ * @intel: hooks only the Intel driver sets (NULL or false elsewhere)
+ * @intel.extra_claim: take the extra register @event needs on this
+ *	core: 0, or -EAGAIN when the registers hold other values; NULL: none
+ * @intel.extra_put: give back what @intel.extra_claim took on this core
+ * @intel.pebs_flush: turn the PEBS records waiting in this CPU's buffer
+ *	into samples (IRQs off), before a precise event's count is read
+ * @intel.pebs_xmm: a precise event's samples may have the XMM registers
+ *	(PERF_PMU_CAP_EXTENDED_REGS)
+ * @intel.freq_guess: a frequency-mode event starts from a guess of its
+ *	rate, not from a period of 1 (pmu.c, x86_freq_first_period())
+ * @intel.td_update: count the top-down events (counter indices from
+ *	INTEL_PMC_IDX_FIXED_SLOTS), which share their registers: all of this
+ *	CPU's at once; returns the raw value the counter is left with
+ * @intel.td_start: a top-down event starts counting
+ * @amd: hooks only the AMD driver sets
+ * @amd.forward_precise: for an event asking more: -ENOENT with attr.type
+ *	naming the PMU that takes it instead (AMD's IBS), or an errno;
+ *	NULL: -EOPNOTSUPP
  */
 struct x86_pmu_ops {
 	const char	*pmu_name;
@@ -141,7 +143,6 @@ struct x86_pmu_ops {
 					  struct attribute *attr, int i);
 	u64		max_period;
 	int		max_precise;
-	int		(*forward_precise)(struct perf_event *event);
 	u64		(*event_map)(int hw_event);
 	const x86_cache_table_t *cache_events;
 	const x86_cache_table_t *cache_extra;
@@ -149,23 +150,28 @@ struct x86_pmu_ops {
 	int		(*check_period)(struct perf_event *event, u64 value);
 	int		(*hw_config)(struct perf_event *event, u64 *config,
 				     u64 config1);
-	int		(*extra_claim)(struct perf_event *event);
-	void		(*extra_put)(struct perf_event *event);
 	u64		(*constraint)(struct perf_event *event, u64 config);
 	void		(*counter)(int idx, unsigned long *msr, int *rdpmc,
 				   int *bits);
 	void		(*enable)(struct perf_event *event);
 	void		(*disable)(struct perf_event *event);
 	int		(*handle_irq)(struct pt_regs *regs);
-	void		(*pebs_flush)(void);
-	bool		pebs_xmm;
-	bool		freq_guess;
 	void		(*hold)(bool on);
 	void		(*cpu_reset)(void);
-	u64		(*td_update)(struct perf_event *event);
-	void		(*td_start)(struct perf_event *event);
 	const struct attribute_group **attr_groups;
 	const struct x86_lbr_ops *lbr;
+	struct {
+		int	(*extra_claim)(struct perf_event *event);
+		void	(*extra_put)(struct perf_event *event);
+		void	(*pebs_flush)(void);
+		bool	pebs_xmm;
+		bool	freq_guess;
+		u64	(*td_update)(struct perf_event *event);
+		void	(*td_start)(struct perf_event *event);
+	} intel;
+	struct {
+		int	(*forward_precise)(struct perf_event *event);
+	} amd;
 };
 
 /* the deepest branch stack a driver reads */
@@ -445,6 +451,40 @@ union x86_event_config {
  * .umask = 0x10).
  */
 #define X86_CONFIG(args...) (((union x86_event_config){ .bits = { args } }).value)
+
+/*
+ * The "cpu" PMU (pmu.c) and the files that do its other jobs: the branch
+ * stack users (branch_stack.c), rdpmc and the control page (userpage.c),
+ * sysfs (sysfs.c)
+ */
+extern const struct x86_pmu_ops *x86_ops;
+extern struct pmu x86_cpu_pmu;
+
+/* hwc->flags holds the width of the event's counter, in bits */
+static inline int x86_counter_bits(struct hw_perf_event *hwc)
+{
+	return hwc->flags;
+}
+
+/* branch_stack.c; x86_lbr_valid: the stack the PMI read is this PMI's */
+DECLARE_PER_CPU(bool, x86_lbr_valid);
+bool x86_lbr_fits(struct cpu_hw_events *cpuc, struct perf_event *event);
+void x86_lbr_add(struct cpu_hw_events *cpuc, struct perf_event *event);
+void x86_lbr_del(struct cpu_hw_events *cpuc, struct perf_event *event);
+void x86_pmu_add_branches(struct perf_event *event,
+			  struct perf_sample_data *data);
+void x86_lbr_sched_task(struct perf_event_context *ctx, bool sched_in);
+size_t x86_lbr_task_size(const struct x86_lbr_ops *lbr);
+
+/* userpage.c */
+void x86_pmu_event_mapped(struct perf_event *event, struct mm_struct *mm);
+void x86_pmu_event_unmapped(struct perf_event *event, struct mm_struct *mm);
+int x86_pmu_event_idx(struct perf_event *event);
+extern const struct attribute_group x86_rdpmc_group;
+
+/* sysfs.c */
+const struct attribute_group **
+x86_pmu_sysfs_init(const struct x86_pmu_ops *ops);
 
 /**
  * struct x86_pmu_pmi - the PMI handler as Xen PV sees it

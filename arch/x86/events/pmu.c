@@ -21,12 +21,9 @@
  *   sign-extended from the counter width, to event->count.
  * - the PMI arrives as an NMI; the vendor's handle_irq finds the
  *   counters that overflowed and hands each to x86_pmu_overflow().
- * - branch stacks: the events of a CPU that sample them share the
- *   vendor's last branch records and so must want the same filter (an
- *   event with another waits, multiplexed); the stack is read once per
- *   PMI, while the hardware holds it frozen, and every sample of that
- *   PMI carries it. Recording starts empty for each set of users, so a
- *   task never sees the branches of the task before it.
+ * - its other jobs have files of their own: the branch stack users
+ *   (branch_stack.c), rdpmc and the control page (userpage.c), and its
+ *   sysfs files (sysfs.c).
  *
  * Everything runs on the event's CPU with IRQs off (the core calls add,
  * del, start, stop and read under ctx->lock) or in the NMI.
@@ -42,40 +39,17 @@
 #include <linux/percpu.h>
 #include <linux/sched/clock.h>
 #include <linux/static_call.h>
-#include <linux/sysfs.h>
 
 #include <asm/apic.h>
-#include <asm/mmu_context.h>
 #include <asm/nmi.h>
 #include <asm/perf_event.h>
 #include <asm/perf_regs.h>
-#include <asm/timer.h>
 
 #include "perf_event.h"
 
 DEFINE_PER_CPU(struct cpu_hw_events, cpu_hw_events);
 
-/* the branch stack read by this CPU's PMI: struct perf_branch_stack */
-static DEFINE_PER_CPU(u64, x86_lbr_buf[X86_LBR_BUF_U64]);
-static DEFINE_PER_CPU(bool, x86_lbr_valid);
-
-static const struct x86_pmu_ops *x86_ops __read_mostly;
-
-static struct pmu x86_cpu_pmu;
-
-/*
- * The sysfs "rdpmc" file: 0 no task may use rdpmc, 1 a task may while
- * its mm has a counter of ours mapped, 2 every task may.
- */
-enum { X86_RDPMC_NEVER, X86_RDPMC_MAPPED, X86_RDPMC_ALWAYS };
-static int x86_rdpmc_mode __read_mostly = X86_RDPMC_MAPPED;
-static DEFINE_MUTEX(x86_rdpmc_mutex);
-
-/* hwc->flags holds the width of the event's counter, in bits */
-static inline int x86_counter_bits(struct hw_perf_event *hwc)
-{
-	return hwc->flags;
-}
+const struct x86_pmu_ops *x86_ops __read_mostly;
 
 /*
  * A raw counter value sign-extended from the counter's width. The
@@ -111,7 +85,7 @@ u64 x86_perf_event_update(struct perf_event *event)
 	 * a sampling slots event counts as any other
 	 */
 	if (unlikely(is_topdown_idx(hwc->idx)) && !is_sampling_event(event))
-		return x86_ops->td_update(event);
+		return x86_ops->intel.td_update(event);
 	prev = local64_read(&hwc->prev_count);
 	do {
 		rdpmcl(hwc->event_base_rdpmc, now);
@@ -140,7 +114,7 @@ bool x86_perf_event_set_period(struct perf_event *event)
 	u64 mask;
 
 	if (unlikely(is_topdown_idx(hwc->idx)) && !is_sampling_event(event)) {
-		x86_ops->td_start(event);
+		x86_ops->intel.td_start(event);
 		return false;
 	}
 	if (unlikely(left <= -period)) {
@@ -278,18 +252,6 @@ static bool x86_group_fits(struct perf_event *event)
 	return fits;
 }
 
-/*
- * A task's call-stack event, whose stack is saved and restored with the
- * task (PERF_ATTACH_SCHED_CB also marks large PEBS events, which need
- * the switch for their records, not for the stack)
- */
-static bool x86_lbr_cs_user(struct perf_event *event)
-{
-	return has_branch_stack(event) &&
-	       (event->attr.branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) &&
-	       (event->attach_state & PERF_ATTACH_SCHED_CB);
-}
-
 static int x86_pmu_add(struct perf_event *event, int flags)
 {
 	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
@@ -300,34 +262,14 @@ static int x86_pmu_add(struct perf_event *event, int flags)
 	if (idx < 0)
 		return -EAGAIN;
 
-	if (has_branch_stack(event) && cpuc->lbr_users &&
-	    (cpuc->lbr_sel != hwc->branch_reg_config ||
-	     cpuc->lbr_bst != event->attr.branch_sample_type))
+	if (has_branch_stack(event) && !x86_lbr_fits(cpuc, event))
 		return -EAGAIN;
 	/* last: nothing to undo if it fails */
-	if (x86_ops->extra_claim && x86_ops->extra_claim(event))
+	if (x86_ops->intel.extra_claim && x86_ops->intel.extra_claim(event))
 		return -EAGAIN;
 
-	if (has_branch_stack(event)) {
-		if (!cpuc->lbr_users++) {
-			cpuc->lbr_sel = hwc->branch_reg_config;
-			cpuc->lbr_bst = event->attr.branch_sample_type;
-			x86_ops->lbr->reset();
-			x86_ops->lbr->enable(cpuc->lbr_sel);
-		} else if (event->attach_state & PERF_ATTACH_TASK) {
-			/*
-			 * A per-task user comes on with its task: the stack
-			 * an event of the CPU kept recording holds the
-			 * branches of the task before, which are not this
-			 * task's to see.
-			 */
-			x86_ops->lbr->reset();
-		}
-		if (x86_lbr_cs_user(event)) {
-			cpuc->lbr_cs_ctx = event->ctx;
-			cpuc->lbr_cs_users++;
-		}
-	}
+	if (has_branch_stack(event))
+		x86_lbr_add(cpuc, event);
 	/* what it holds is its new user's; x86_pmu_del() marks it again */
 	cpuc->dirty &= ~BIT_ULL(idx);
 	cpuc->used |= BIT_ULL(idx);
@@ -353,12 +295,10 @@ static void x86_pmu_del(struct perf_event *event, int flags)
 		cpuc->used &= ~BIT_ULL(hwc->idx);
 		/* it keeps the count: see perf_clear_dirty_counters() */
 		cpuc->dirty |= BIT_ULL(hwc->idx);
-		if (has_branch_stack(event) && !--cpuc->lbr_users)
-			x86_ops->lbr->disable();
-		if (x86_lbr_cs_user(event) && !--cpuc->lbr_cs_users)
-			cpuc->lbr_cs_ctx = NULL;
-		if (x86_ops->extra_put)
-			x86_ops->extra_put(event);
+		if (has_branch_stack(event))
+			x86_lbr_del(cpuc, event);
+		if (x86_ops->intel.extra_put)
+			x86_ops->intel.extra_put(event);
 	}
 	hwc->idx = -1;
 	perf_event_update_userpage(event);
@@ -369,101 +309,9 @@ static void x86_pmu_read(struct perf_event *event)
 	if (event->hw.state & PERF_HES_STOPPED)
 		return;
 	/* records not drained yet hold reloads the counter does not show */
-	if (event->attr.precise_ip && x86_ops->pebs_flush)
-		x86_ops->pebs_flush();
+	if (event->attr.precise_ip && x86_ops->intel.pebs_flush)
+		x86_ops->intel.pebs_flush();
 	x86_perf_event_update(event);
-}
-
-static bool x86_kernel_addr(u64 addr)
-{
-	return addr >= TASK_SIZE_MAX;
-}
-
-/*
- * Applies to the @n entries of @bs what the hardware filter cannot:
- * without PERF_SAMPLE_BRANCH_KERNEL no record with a kernel address (a
- * return to user space starts in the kernel); the hardware's one "far"
- * kind is split by direction, entries into the kernel (syscall,
- * interrupt) being calls and exits from it (sysret, iret) returns; the
- * NO_FLAGS / NO_CYCLES requests; and the branch types (TYPE_SAVE) the
- * hardware does not record.
- */
-static void x86_pmu_lbr_filter(struct perf_branch_stack *bs, int n, u64 bst)
-{
-	/* in place: an entry kept never moves past one still unread */
-	struct perf_branch_entry *e = bs->entries;
-	int i, nr = 0;
-
-	for (i = 0; i < n; i++) {
-		bool from_k = x86_kernel_addr(e[i].from);
-		bool to_k = x86_kernel_addr(e[i].to);
-
-		if (!(bst & PERF_SAMPLE_BRANCH_KERNEL) && (from_k || to_k))
-			continue;
-		if (!(bst & PERF_SAMPLE_BRANCH_ANY)) {
-			if (!from_k && to_k &&
-			    !(bst & PERF_SAMPLE_BRANCH_ANY_CALL))
-				continue;
-			if (from_k && !to_k &&
-			    !(bst & PERF_SAMPLE_BRANCH_ANY_RETURN))
-				continue;
-		}
-		if (bst & PERF_SAMPLE_BRANCH_NO_FLAGS) {
-			e[i].mispred = 0;
-			e[i].predicted = x86_ops->lbr->no_flags_predicted;
-			e[i].in_tx = 0;
-			e[i].abort = 0;
-		}
-		if (bst & PERF_SAMPLE_BRANCH_NO_CYCLES)
-			e[i].cycles = 0;
-		if (bst & PERF_SAMPLE_BRANCH_TYPE_SAVE)
-			e[i].type = x86_branch_type(e[i].from, e[i].to);
-		e[nr++] = e[i];
-	}
-	bs->nr = nr;
-}
-
-/**
- * x86_pmu_lbr_take - x86_pmu_lbr_read() for a CPU with branch stack users
- * @cpuc: this CPU's state
- *
- * Reads the stack into the buffer the PMI's samples point to, and
- * filters it for the CPU's branch_sample_type.
- */
-void x86_pmu_lbr_take(struct cpu_hw_events *cpuc)
-{
-	struct perf_branch_stack *bs = (void *)this_cpu_ptr(x86_lbr_buf);
-	u64 hw_idx;
-	int n;
-
-	n = x86_ops->lbr->read(bs->entries, &hw_idx);
-	x86_pmu_lbr_filter(bs, n, cpuc->lbr_bst);
-	bs->hw_idx = hw_idx;
-	this_cpu_write(x86_lbr_valid, true);
-}
-
-/**
- * x86_pmu_lbr_decode - a branch stack from records a PEBS record holds
- * @bs: where to build it, with room for X86_LBR_MAX entries
- * @raw: the records, newest first, as the LBR registers hold them
- * @n: their number
- * @bst: the event's branch_sample_type
- *
- * A record never written (both addresses 0) ends the stack, as in the
- * registers.
- */
-void x86_pmu_lbr_decode(struct perf_branch_stack *bs,
-			const struct lbr_entry *raw, int n, u64 bst)
-{
-	const struct x86_lbr_ops *ops = x86_ops->lbr;
-	int i;
-
-	n = min(n, X86_LBR_MAX);
-	for (i = 0; i < n && (raw[i].from || raw[i].to); i++)
-		ops->entry(&bs->entries[i], raw[i].from, raw[i].to,
-			   raw[i].info);
-	x86_pmu_lbr_filter(bs, i, bst);
-	bs->hw_idx = ops->record_hw_idx;
 }
 
 /**
@@ -492,18 +340,6 @@ bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs)
 	perf_sample_data_init(&data, 0, event->hw.last_period);
 	x86_pmu_report(event, &data, regs);
 	return true;
-}
-
-/* the branch stack the PMI read, unless the sample has its own (PEBS) */
-static void x86_pmu_add_branches(struct perf_event *event,
-				 struct perf_sample_data *data)
-{
-	if (has_branch_stack(event) &&
-	    !(data->sample_flags & PERF_SAMPLE_BRANCH_STACK) &&
-	    this_cpu_read(x86_lbr_valid)) {
-		data->br_stack = (void *)this_cpu_ptr(x86_lbr_buf);
-		data->sample_flags |= PERF_SAMPLE_BRANCH_STACK;
-	}
 }
 
 /**
@@ -589,126 +425,6 @@ static int x86_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
 }
 
 /*
- * rdpmc in user space: CR4.PCE follows the mm (arch/x86/mm/tlb.c), set
- * while mm->context.perf_rdpmc_allowed is non-zero. Called with the mm's
- * mmap_lock held, so the first mapping and the last unmapping of an mm
- * cannot race each other.
- */
-static void x86_pmu_event_mapped(struct perf_event *event,
-				 struct mm_struct *mm)
-{
-	if (atomic_inc_return(&mm->context.perf_rdpmc_allowed) == 1)
-		on_each_cpu_mask(mm_cpumask(mm), cr4_update_pce, NULL, 1);
-}
-
-static void x86_pmu_event_unmapped(struct perf_event *event,
-				   struct mm_struct *mm)
-{
-	if (atomic_dec_and_test(&mm->context.perf_rdpmc_allowed))
-		on_each_cpu_mask(mm_cpumask(mm), cr4_update_pce, NULL, 1);
-}
-
-/* the RDPMC index + 1 of a counting event, for the control page */
-static int x86_pmu_event_idx(struct perf_event *event)
-{
-	struct hw_perf_event *hwc = &event->hw;
-
-	if (hwc->idx < 0 || READ_ONCE(x86_rdpmc_mode) == X86_RDPMC_NEVER)
-		return 0;
-	return hwc->event_base_rdpmc + 1;
-}
-
-/*
- * The TSC to perf clock conversion of the control page. The perf clock
- * is local_clock(): while sched_clock is the TSC's and stable, that is
- * __sched_clock_offset + cyc2ns_offset + (tsc * mul) >> shift on every
- * CPU, so user space can turn a TSC read into the clock (time_zero) or
- * into the time since this update (time_offset, for time_enabled and
- * time_running). The TSC is 64 bits wide and never wraps, so the short
- * counter fields (cap_user_time_short) are not needed.
- */
-static void x86_userpage_time(struct perf_event *event,
-			      struct perf_event_mmap_page *userpg, u64 now)
-{
-	struct cyc2ns_data data;
-	u64 zero;
-
-	userpg->cap_user_time = 0;
-	userpg->cap_user_time_zero = 0;
-	userpg->cap_user_time_short = 0;
-	if (!using_native_sched_clock() || !sched_clock_stable())
-		return;
-
-	cyc2ns_read_begin(&data);
-	zero = data.cyc2ns_offset + __sched_clock_offset;
-	userpg->time_mult = data.cyc2ns_mul;
-	userpg->time_shift = data.cyc2ns_shift;
-	cyc2ns_read_end();
-
-	userpg->time_offset = zero - now;
-	userpg->cap_user_time = 1;
-	/* records of an event with its own clockid are not in this clock */
-	if (!event->attr.use_clockid) {
-		userpg->time_zero = zero;
-		userpg->cap_user_time_zero = 1;
-	}
-}
-
-/**
- * arch_perf_update_userpage - the x86 fields of an event's control page
- * @event: the event whose buffer's control page is being updated
- * @userpg: the control page
- * @now: the perf clock now
- *
- * The TSC conversion for every event; for counters of the "cpu" PMU,
- * which can be read with rdpmc (unless the sysfs rdpmc file says
- * never), cap_user_rdpmc and the counter width.
- */
-void arch_perf_update_userpage(struct perf_event *event,
-			       struct perf_event_mmap_page *userpg, u64 now)
-{
-	struct hw_perf_event *hwc = &event->hw;
-
-	x86_userpage_time(event, userpg, now);
-	if (event->pmu != &x86_cpu_pmu)
-		return;
-	userpg->cap_user_rdpmc =
-		READ_ONCE(x86_rdpmc_mode) != X86_RDPMC_NEVER;
-	userpg->pmc_width = hwc->idx >= 0 ? x86_counter_bits(hwc) :
-					    x86_pmu_hw.cntval_bits;
-}
-
-/**
- * x86_pmu_clear_dirty - zero this CPU's counters that their users left
- *
- * A counter keeps the count of its last event after that event is taken
- * off; a task allowed rdpmc could read it. Called (IRQs off) before such
- * a task runs: counters given to no event now are zeroed. Those in use
- * hold the counts of events live here, as the stock kernel leaves them.
- */
-void x86_pmu_clear_dirty(void)
-{
-	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
-	u64 dirty = cpuc->dirty & ~cpuc->used;
-	unsigned long msr;
-	int idx, rdpmc, bits;
-
-	/*
-	 * The top-down events share fixed counter 3 and PERF_METRICS: the
-	 * registers are cleared once none of them is in use
-	 */
-	if (cpuc->used & INTEL_PMC_MSK_TOPDOWN)
-		dirty &= ~INTEL_PMC_MSK_TOPDOWN;
-	if (!dirty)
-		return;
-	for_each_set_bit(idx, (unsigned long *)&dirty, X86_PMC_IDX_MAX) {
-		x86_ops->counter(idx, &msr, &rdpmc, &bits);
-		wrmsrl(msr, 0);
-	}
-	cpuc->dirty &= ~dirty;
-}
-
-/*
  * PERF_TYPE_HW_CACHE: config is cache | op << 8 | result << 16; the
  * vendor's tables give the raw config and its extra register value.
  */
@@ -743,8 +459,8 @@ static int x86_cache_event(u64 attr_config, u64 *config, u64 *config1)
 
 /*
  * The first period of a frequency-mode event, before any rate is known:
- * 1, or where the vendor guesses (x86_ops->freq_guess), how many events
- * a second it counts over the frequency, rounded up, less one. The
+ * 1, or where the vendor guesses (x86_ops->intel.freq_guess), how many
+ * events a second it counts over the frequency, rounded up, less one. The
  * guesses are 6.12's on Intel, as its first counter values show: 5e8
  * for the cycle and instruction events, 1.25e8 for branches, 2.5e7 for
  * the cache events, 256000 for a raw one (AMD starts at 1).
@@ -753,7 +469,7 @@ static u64 x86_freq_first_period(const struct perf_event_attr *attr)
 {
 	u64 rate = 256000;
 
-	if (!x86_ops->freq_guess)
+	if (!x86_ops->intel.freq_guess)
 		return 1;
 
 	if (attr->type == PERF_TYPE_HW_CACHE) {
@@ -790,8 +506,8 @@ static int x86_pmu_event_init(struct perf_event *event)
 	 * is looked up.
 	 */
 	if (attr->precise_ip > x86_ops->max_precise &&
-	    x86_ops->forward_precise)
-		return x86_ops->forward_precise(event);
+	    x86_ops->amd.forward_precise)
+		return x86_ops->amd.forward_precise(event);
 	if (attr->precise_ip && attr->precise_ip <= x86_ops->max_precise &&
 	    !is_sampling_event(event))
 		return -EINVAL;
@@ -805,7 +521,7 @@ static int x86_pmu_event_init(struct perf_event *event)
 	 */
 	if ((attr->sample_regs_user & PERF_REG_EXTENDED_MASK) ||
 	    ((attr->sample_regs_intr & PERF_REG_EXTENDED_MASK) &&
-	     (!x86_ops->pebs_xmm || !attr->precise_ip)))
+	     (!x86_ops->intel.pebs_xmm || !attr->precise_ip)))
 		return -EINVAL;
 
 	switch (attr->type) {
@@ -887,43 +603,6 @@ static int x86_pmu_check_period(struct perf_event *event, u64 value)
 	return x86_ops->check_period ? x86_ops->check_period(event, value) : 0;
 }
 
-/* what a task context keeps of the LBRs (call-stack mode) */
-struct x86_lbr_task {
-	bool	valid;
-	u64	regs[];
-};
-
-/*
- * A task with call-stack branch sampling switches: its stack of calls
- * not yet returned from goes with it, so that after running elsewhere,
- * or after another task used the LBRs here, its samples still show the
- * whole call chain. x86_pmu_add() emptied the stack for it; this puts
- * the task's back. Only a stack recorded for this context's own events
- * is saved, and it is put back only if they are on again at the next
- * switch in: a stack that waited through a disabled or multiplexed
- * spell is stale, and the stack of an event of the CPU is not the
- * task's.
- */
-static void x86_pmu_sched_task(struct perf_event_context *ctx, bool sched_in)
-{
-	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
-	struct x86_lbr_task *t = perf_ctx_task_data(ctx);
-	bool own = cpuc->lbr_cs_ctx == ctx;
-
-	/* large PEBS events want no switch of theirs: nothing kept */
-	if (!t || !x86_ops->lbr || !x86_ops->lbr->state_u64)
-		return;
-	if (!sched_in) {
-		t->valid = own;
-		if (own)
-			x86_ops->lbr->save(t->regs);
-		return;
-	}
-	if (t->valid && own)
-		x86_ops->lbr->restore(t->regs);
-	t->valid = false;
-}
-
 /* the core's brackets around several adds or deletes on this CPU */
 static void x86_pmu_disable_all(struct pmu *pmu)
 {
@@ -937,7 +616,7 @@ static void x86_pmu_enable_all(struct pmu *pmu)
 		x86_ops->hold(false);
 }
 
-static struct pmu x86_cpu_pmu = {
+struct pmu x86_cpu_pmu = {
 	.task_ctx_nr	= perf_hw_context,
 	.pmu_enable	= x86_pmu_enable_all,
 	.pmu_disable	= x86_pmu_disable_all,
@@ -950,144 +629,9 @@ static struct pmu x86_cpu_pmu = {
 	.start		= x86_pmu_start,
 	.stop		= x86_pmu_stop,
 	.read		= x86_pmu_read,
-	.sched_task	= x86_pmu_sched_task,
+	.sched_task	= x86_lbr_sched_task,
 	.check_period	= x86_pmu_check_period,
 };
-
-/* format/: the event select is the vendor's, the rest is common */
-static ssize_t event_show(struct device *dev, struct device_attribute *attr,
-			  char *page)
-{
-	return sysfs_emit(page, "%s\n", x86_ops->format_event);
-}
-static DEVICE_ATTR_RO(event);
-
-PMU_STR_ATTR(x86_format_umask, "umask", "config:8-15");
-PMU_STR_ATTR(x86_format_edge, "edge", "config:18");
-PMU_STR_ATTR(x86_format_inv, "inv", "config:23");
-PMU_STR_ATTR(x86_format_cmask, "cmask", "config:24-31");
-
-/* the common fields, then the vendor's (x86_pmu_register()) */
-#define X86_FORMAT_COMMON	5
-#define X86_FORMAT_MAX		16
-
-static struct attribute *x86_format_attrs[X86_FORMAT_MAX + 1] = {
-	&dev_attr_event.attr,
-	&x86_format_umask.attr.attr,
-	&x86_format_edge.attr.attr,
-	&x86_format_inv.attr.attr,
-	&x86_format_cmask.attr.attr,
-};
-
-static umode_t x86_format_visible(struct kobject *kobj, struct attribute *attr,
-				  int i)
-{
-	if (i < X86_FORMAT_COMMON || !x86_ops->format_visible)
-		return attr->mode;
-	return x86_ops->format_visible(kobj, attr, i - X86_FORMAT_COMMON);
-}
-
-static const struct attribute_group x86_format_group = {
-	.name		= "format",
-	.attrs		= x86_format_attrs,
-	.is_visible	= x86_format_visible,
-};
-
-/* caps/: what perf reads to know the PMU */
-static ssize_t pmu_name_show(struct device *dev, struct device_attribute *attr,
-			     char *page)
-{
-	return sysfs_emit(page, "%s\n", x86_ops->pmu_name);
-}
-static DEVICE_ATTR_RO(pmu_name);
-
-static ssize_t max_precise_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%d\n", x86_ops->max_precise);
-}
-static DEVICE_ATTR_RO(max_precise);
-
-/* the depth of the branch stack */
-static ssize_t branches_show(struct device *dev, struct device_attribute *attr,
-			     char *page)
-{
-	return sysfs_emit(page, "%d\n", x86_ops->lbr->nr);
-}
-static DEVICE_ATTR_RO(branches);
-
-static struct attribute *x86_caps_attrs[] = {
-	&dev_attr_pmu_name.attr,
-	&dev_attr_max_precise.attr,
-	&dev_attr_branches.attr,
-	NULL,
-};
-
-static umode_t x86_caps_visible(struct kobject *kobj, struct attribute *attr,
-				int i)
-{
-	if (attr == &dev_attr_pmu_name.attr && !x86_ops->pmu_name)
-		return 0;
-	if (attr == &dev_attr_branches.attr && !x86_ops->lbr)
-		return 0;
-	return attr->mode;
-}
-
-static const struct attribute_group x86_caps_group = {
-	.name		= "caps",
-	.attrs		= x86_caps_attrs,
-	.is_visible	= x86_caps_visible,
-};
-
-static ssize_t rdpmc_show(struct device *dev, struct device_attribute *attr,
-			  char *page)
-{
-	return sysfs_emit(page, "%d\n", READ_ONCE(x86_rdpmc_mode));
-}
-
-static ssize_t rdpmc_store(struct device *dev, struct device_attribute *attr,
-			   const char *buf, size_t count)
-{
-	unsigned int mode;
-	int err;
-
-	err = kstrtouint(buf, 0, &mode);
-	if (err)
-		return err;
-	if (mode > X86_RDPMC_ALWAYS)
-		return -EINVAL;
-
-	mutex_lock(&x86_rdpmc_mutex);
-	if (mode != x86_rdpmc_mode) {
-		if (mode == X86_RDPMC_NEVER)
-			static_branch_enable(&rdpmc_never_available_key);
-		else if (x86_rdpmc_mode == X86_RDPMC_NEVER)
-			static_branch_disable(&rdpmc_never_available_key);
-		if (mode == X86_RDPMC_ALWAYS)
-			static_branch_enable(&rdpmc_always_available_key);
-		else if (x86_rdpmc_mode == X86_RDPMC_ALWAYS)
-			static_branch_disable(&rdpmc_always_available_key);
-		WRITE_ONCE(x86_rdpmc_mode, mode);
-		/* every CPU's CR4.PCE for the mm it runs */
-		on_each_cpu(cr4_update_pce, NULL, 1);
-	}
-	mutex_unlock(&x86_rdpmc_mutex);
-	return count;
-}
-static DEVICE_ATTR_RW(rdpmc);
-
-static struct attribute *x86_pmu_attrs[] = {
-	&dev_attr_rdpmc.attr,
-	NULL,
-};
-
-static const struct attribute_group x86_pmu_group = {
-	.attrs	= x86_pmu_attrs,
-};
-
-#define X86_PMU_MAX_GROUPS	8
-
-static const struct attribute_group *x86_attr_groups[X86_PMU_MAX_GROUPS];
 
 /**
  * x86_pmu_cpu_reset - stop and clear this CPU's counters
@@ -1139,29 +683,18 @@ const struct x86_lbr_ops *x86_pmu_lbr(void)
  */
 int __init x86_pmu_register(const struct x86_pmu_ops *ops)
 {
-	int i, n = 0, err;
+	const struct attribute_group **groups;
+	int err;
 
 	x86_ops = ops;
-	for (i = 0; ops->format_attrs && ops->format_attrs[i]; i++) {
-		if (X86_FORMAT_COMMON + i >= X86_FORMAT_MAX)
-			return -EINVAL;
-		x86_format_attrs[X86_FORMAT_COMMON + i] = ops->format_attrs[i];
-	}
-	x86_attr_groups[n++] = &x86_format_group;
-	for (i = 0; ops->attr_groups && ops->attr_groups[i]; i++) {
-		if (n >= X86_PMU_MAX_GROUPS - 3)
-			return -EINVAL;
-		x86_attr_groups[n++] = ops->attr_groups[i];
-	}
-	x86_attr_groups[n++] = &x86_caps_group;
-	x86_attr_groups[n++] = &x86_pmu_group;
-	x86_cpu_pmu.attr_groups = x86_attr_groups;
-	if (ops->pebs_xmm)
+	groups = x86_pmu_sysfs_init(ops);
+	if (IS_ERR(groups))
+		return PTR_ERR(groups);
+	x86_cpu_pmu.attr_groups = groups;
+	if (ops->intel.pebs_xmm)
 		x86_cpu_pmu.capabilities |= PERF_PMU_CAP_EXTENDED_REGS;
 	if (ops->lbr && ops->lbr->state_u64)
-		x86_cpu_pmu.task_ctx_size =
-			struct_size_t(struct x86_lbr_task, regs,
-				      ops->lbr->state_u64);
+		x86_cpu_pmu.task_ctx_size = x86_lbr_task_size(ops->lbr);
 
 	err = register_nmi_handler(NMI_LOCAL, x86_pmu_nmi, 0, "PMI");
 	if (err)

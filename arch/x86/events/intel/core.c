@@ -750,7 +750,7 @@ static struct x86_pmu_ops intel_ops __ro_after_init = {
 	.cpu_reset	= intel_cpu_reset,
 	.attr_groups	= intel_attr_groups,
 	/* 6.12's Intel driver starts frequency events from a rate guess */
-	.freq_guess	= true,
+	.intel.freq_guess = true,
 };
 
 /**
@@ -837,8 +837,8 @@ int __init intel_pmu_init(void)
 		intel_ops.cache_events = m->cache_events;
 		intel_ops.cache_extra = m->cache_extra;
 		intel_extra = true;
-		intel_ops.extra_claim = intel_extra_claim;
-		intel_ops.extra_put = intel_extra_put;
+		intel_ops.intel.extra_claim = intel_extra_claim;
+		intel_ops.intel.extra_put = intel_extra_put;
 		intel_extra_init(spr);
 		/* the Skylake (and Ice Lake) LBRs: 32 deep, LIP + LBR_INFO */
 		if ((caps & INTEL_LBR_FORMAT) == INTEL_LBR_FORMAT_INFO)
@@ -846,11 +846,11 @@ int __init intel_pmu_init(void)
 		intel_ops.max_precise = intel_pebs_init(caps);
 		intel_pebs = intel_ops.max_precise > 0;
 		if (intel_pebs)
-			intel_ops.pebs_flush = intel_pebs_flush;
+			intel_ops.intel.pebs_flush = intel_pebs_flush;
 		/* the XMM registers are in adaptive records */
 		intel_pebs_adaptive = intel_pebs &&
 				      intel_pebs_is_adaptive();
-		intel_ops.pebs_xmm = intel_pebs_adaptive;
+		intel_ops.intel.pebs_xmm = intel_pebs_adaptive;
 	} else {
 		snprintf(intel_pmu_name, sizeof(intel_pmu_name),
 			 "generic_arch_v%d", x86_pmu_hw.version);
@@ -861,8 +861,8 @@ int __init intel_pmu_init(void)
 	if (lbr)
 		intel_ops.lbr = lbr;
 	if (intel_td_init(caps)) {
-		intel_ops.td_update = intel_td_update;
-		intel_ops.td_start = intel_td_start;
+		intel_ops.intel.td_update = intel_td_update;
+		intel_ops.intel.td_start = intel_td_start;
 	}
 	intel_cpu_reset();
 	return x86_pmu_register(&intel_ops);
