@@ -28,15 +28,8 @@
 
 #include "layer/records.h"
 
-static atomic_t perf_nr_comm_events;
-static atomic_t perf_nr_mmap_events;
-static atomic_t perf_nr_task_events;
-atomic_t perf_nr_switch_events;
-static atomic_t perf_nr_ns_events;
-static atomic_t perf_nr_ksymbol_events;
-static atomic_t perf_nr_cgroup_events;
-static atomic_t perf_nr_text_poke_events;
-static atomic_t perf_nr_bpf_events;
+/* how many events want each kind of side-band record, by enum perf_sb_kind */
+atomic_t perf_sb_nr[PERF_SB_NR];
 
 static u32 perf_pid(struct perf_event *event, struct task_struct *task);
 static u32 perf_tid(struct perf_event *event, struct task_struct *task);
@@ -48,6 +41,25 @@ static bool perf_wants_task(struct perf_event *event)
 	return a->comm || a->mmap || a->mmap2 || a->mmap_data || a->task;
 }
 
+/* the side-band kinds @event asks for: one row per kind */
+static unsigned long perf_sb_kinds(struct perf_event *event)
+{
+	const struct perf_event_attr *a = &event->attr;
+	unsigned long k = 0;
+
+	k |= a->comm ? BIT(PERF_SB_COMM) : 0;
+	k |= a->mmap || a->mmap2 || a->mmap_data ? BIT(PERF_SB_MMAP) : 0;
+	/* FORK and EXIT: what the comm and mmap records are about */
+	k |= perf_wants_task(event) ? BIT(PERF_SB_TASK) : 0;
+	k |= a->context_switch ? BIT(PERF_SB_SWITCH) : 0;
+	k |= a->namespaces ? BIT(PERF_SB_NS) : 0;
+	k |= a->ksymbol ? BIT(PERF_SB_KSYMBOL) : 0;
+	k |= a->cgroup ? BIT(PERF_SB_CGROUP) : 0;
+	k |= a->text_poke ? BIT(PERF_SB_TEXT_POKE) : 0;
+	k |= a->bpf_event ? BIT(PERF_SB_BPF) : 0;
+	return k;
+}
+
 /**
  * perf_sb_account - count @event in (or out of) the side-band kinds it wants
  * @event: the event
@@ -55,27 +67,13 @@ static bool perf_wants_task(struct perf_event *event)
  */
 void perf_sb_account(struct perf_event *event, int delta)
 {
-	struct perf_event_attr *a = &event->attr;
+	unsigned long kinds = perf_sb_kinds(event);
+	int k;
 
-	if (a->comm)
-		atomic_add(delta, &perf_nr_comm_events);
-	if (a->mmap || a->mmap2 || a->mmap_data)
-		atomic_add(delta, &perf_nr_mmap_events);
-	if (perf_wants_task(event))
-		atomic_add(delta, &perf_nr_task_events);
-	if (a->namespaces)
-		atomic_add(delta, &perf_nr_ns_events);
-	if (a->ksymbol)
-		atomic_add(delta, &perf_nr_ksymbol_events);
-	if (a->cgroup)
-		atomic_add(delta, &perf_nr_cgroup_events);
-	if (a->text_poke)
-		atomic_add(delta, &perf_nr_text_poke_events);
-	if (a->bpf_event)
-		atomic_add(delta, &perf_nr_bpf_events);
-	if (a->context_switch) {
-		atomic_add(delta, &perf_nr_switch_events);
-		/* the scheduler hooks must run even for tasks with no events */
+	for_each_set_bit(k, &kinds, PERF_SB_NR)
+		atomic_add(delta, &perf_sb_nr[k]);
+	/* the scheduler hooks must run even for tasks with no events */
+	if (kinds & BIT(PERF_SB_SWITCH)) {
 		if (delta > 0)
 			static_branch_inc(&perf_sched_events);
 		else
@@ -278,7 +276,7 @@ void perf_event_comm(struct task_struct *tsk, bool exec)
 {
 	struct perf_comm_info info = { .task = tsk, .exec = exec };
 
-	if (!atomic_read(&perf_nr_comm_events))
+	if (!perf_sb_wanted(PERF_SB_COMM))
 		return;
 	get_task_comm(info.comm, tsk);
 	info.len = strlen(info.comm) + 1;
@@ -324,7 +322,7 @@ void perf_event_fork(struct task_struct *tsk)
 		.type = PERF_RECORD_FORK,
 	};
 
-	if (!atomic_read(&perf_nr_task_events))
+	if (!perf_sb_wanted(PERF_SB_TASK))
 		return;
 	/* to the parent's events: the child's are not running yet */
 	perf_sb_iterate(perf_task_one, &info, NULL);
@@ -341,7 +339,7 @@ void perf_event_task_exit_record(struct task_struct *task)
 		.type = PERF_RECORD_EXIT,
 	};
 
-	if (!atomic_read(&perf_nr_task_events))
+	if (!perf_sb_wanted(PERF_SB_TASK))
 		return;
 	rcu_read_lock();
 	info.parent = rcu_dereference(task->real_parent);
@@ -463,7 +461,7 @@ void perf_event_mmap(struct vm_area_struct *vma)
 	struct file *file = vma->vm_file;
 	char *buf;
 
-	if (!atomic_read(&perf_nr_mmap_events))
+	if (!perf_sb_wanted(PERF_SB_MMAP))
 		return;
 	info = kzalloc(sizeof(*info), GFP_KERNEL);
 	buf = kmalloc(PATH_MAX, GFP_KERNEL);
@@ -598,7 +596,7 @@ void perf_event_namespaces(struct task_struct *tsk)
 {
 	struct perf_ns_info *info;
 
-	if (!atomic_read(&perf_nr_ns_events))
+	if (!perf_sb_wanted(PERF_SB_NS))
 		return;
 	info = kzalloc(sizeof(*info), GFP_KERNEL);
 	if (!info)
@@ -670,7 +668,7 @@ void perf_event_ksymbol(u16 ksym_type, u64 addr, u32 len, bool unregister,
 		.name = sym,
 	};
 
-	if (!atomic_read(&perf_nr_ksymbol_events))
+	if (!perf_sb_wanted(PERF_SB_KSYMBOL))
 		return;
 	if (ksym_type >= PERF_RECORD_KSYMBOL_TYPE_MAX ||
 	    ksym_type == PERF_RECORD_KSYMBOL_TYPE_UNKNOWN)
@@ -712,7 +710,7 @@ void perf_event_cgroup_record(struct cgroup *cgrp)
 	struct perf_cgroup_info info = { .id = cgroup_id(cgrp) };
 	char *path;
 
-	if (!atomic_read(&perf_nr_cgroup_events))
+	if (!perf_sb_wanted(PERF_SB_CGROUP))
 		return;
 	path = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!path)
@@ -803,10 +801,10 @@ void perf_event_bpf_event(struct bpf_prog *prog,
 		return;
 	if ((type == PERF_BPF_EVENT_PROG_LOAD ||
 	     type == PERF_BPF_EVENT_PROG_UNLOAD) &&
-	    atomic_read(&perf_nr_ksymbol_events))
+	    perf_sb_wanted(PERF_SB_KSYMBOL))
 		perf_bpf_event_ksymbols(prog,
 					type == PERF_BPF_EVENT_PROG_UNLOAD);
-	if (!atomic_read(&perf_nr_bpf_events))
+	if (!perf_sb_wanted(PERF_SB_BPF))
 		return;
 	body.id = prog->aux->id;
 	memcpy(body.tag, prog->tag, BPF_TAG_SIZE);
@@ -858,7 +856,7 @@ void perf_event_text_poke(const void *addr, const void *old_bytes,
 		.new_len = new_len,
 	};
 
-	if (!atomic_read(&perf_nr_text_poke_events))
+	if (!perf_sb_wanted(PERF_SB_TEXT_POKE))
 		return;
 	info.bytes = kmalloc(old_len + new_len, GFP_ATOMIC);
 	if (!info.bytes)

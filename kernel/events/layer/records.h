@@ -10,15 +10,36 @@
 #include "output.h"
 
 void perf_log_throttle(struct perf_event *event, bool enable);
+
+/* the kinds of side-band record that events ask for (attr bits) */
+enum perf_sb_kind {
+	PERF_SB_COMM,
+	PERF_SB_MMAP,
+	PERF_SB_TASK,
+	PERF_SB_SWITCH,
+	PERF_SB_NS,
+	PERF_SB_KSYMBOL,
+	PERF_SB_CGROUP,
+	PERF_SB_TEXT_POKE,
+	PERF_SB_BPF,
+	PERF_SB_NR
+};
+extern atomic_t perf_sb_nr[PERF_SB_NR];
+
+/* does any event want records of @kind? (the records' fast exit) */
+static inline bool perf_sb_wanted(enum perf_sb_kind kind)
+{
+	return atomic_read(&perf_sb_nr[kind]);
+}
+
 void __perf_event_switch(struct task_struct *task, struct task_struct *next,
 			 bool sched_in);
-extern atomic_t perf_nr_switch_events;
 
 /* SWITCH records, if any event wants them: inline, as few do */
 static inline void perf_event_switch(struct task_struct *task,
 				     struct task_struct *next, bool sched_in)
 {
-	if (atomic_read(&perf_nr_switch_events))
+	if (perf_sb_wanted(PERF_SB_SWITCH))
 		__perf_event_switch(task, next, sched_in);
 }
 void perf_event_task_exit_record(struct task_struct *task);
