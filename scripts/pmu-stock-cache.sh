@@ -61,6 +61,7 @@ NOT_KEYED=(':!kernel/events' ':!arch/x86/events' ':!include/linux'
 	':!scripts/quick-test.sh' ':!scripts/run-tests.sh'
 	':!scripts/check-layers.py'
 	':!scripts/pmu-stock-cache.sh')
+PERF_SYS_H=tools/testing/selftests/perf_events/perf_sys.h
 
 # the installed versions of the packages the stock run is made of
 packages() {
@@ -74,8 +75,10 @@ inputs() {
 	# benchmark program and the documentation, and the harness
 	# scripts the stock model run never calls
 	git -C "$ROOT" ls-files -s -- . "${NOT_KEYED[@]}"
+	# the one selftests header the model's guest programs include
+	git -C "$ROOT" ls-files -s -- "$PERF_SYS_H"
 	# uncommitted changes to those files count too
-	git -C "$ROOT" diff HEAD -- . "${NOT_KEYED[@]}"
+	git -C "$ROOT" diff HEAD -- . "${NOT_KEYED[@]}" "$PERF_SYS_H"
 	uname -m
 	echo "cpus=${PMU_CPUS:-} smps=${PMU_SMPS:-} skip=${PMU_SKIP:-}"
 	echo "repeat=${PMU_TEST_REPEAT:-0} append=${APPEND:-}"

@@ -45,6 +45,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #include "pmu-check.h"
 #include "pmu-ring.h"
@@ -177,7 +178,7 @@ static int ad_open(const struct ad_event *e, int group)
 		.disabled = group < 0,
 	};
 
-	return syscall(SYS_perf_event_open, &attr, 0, -1, group, 0);
+	return sys_perf_event_open(&attr, 0, -1, group, 0);
 }
 
 /* the samples in @pc's ring, decoded by @e's sample type */
@@ -789,7 +790,7 @@ static void case_user_xmm(void)
 			.exclude_hv = 1,
 			.disabled = 1,
 		};
-		int fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+		int fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 		int err = fd < 0 ? errno : 0;
 
 		if (fd >= 0)

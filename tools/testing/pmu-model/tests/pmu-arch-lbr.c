@@ -43,6 +43,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #include "pmu-ring.h"
 #include "pmu-unthrottle.h"
@@ -146,7 +147,7 @@ static int open_event(uint64_t bst, uint64_t period, uint64_t sample_type)
 	attr.exclude_kernel = !(bst & PERF_SAMPLE_BRANCH_KERNEL);
 	attr.exclude_hv = 1;
 	attr.disabled = 1;
-	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	return sys_perf_event_open(&attr, 0, -1, -1, 0);
 }
 
 /* The enumeration */

@@ -43,6 +43,7 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "perf_sys.h"
 
 #include "pmu-check.h"
 #include "pmu-unthrottle.h"
@@ -142,7 +143,7 @@ static int open_event(uint64_t period, uint64_t bst)
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
 	attr.disabled = 1;
-	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	return sys_perf_event_open(&attr, 0, -1, -1, 0);
 }
 
 struct seen {
@@ -323,7 +324,7 @@ static int open_cpu0(uint32_t type, uint64_t config)
 	attr.size = sizeof(attr);
 	attr.type = type;
 	attr.config = config;
-	return syscall(SYS_perf_event_open, &attr, -1, 0, -1, 0);
+	return sys_perf_event_open(&attr, -1, 0, -1, 0);
 }
 
 static int topo_id(int cpu, const char *what)

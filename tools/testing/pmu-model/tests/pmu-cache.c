@@ -32,6 +32,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #include "pmu-cache-expect.h"
 
@@ -74,7 +75,7 @@ static void attr_init(struct perf_event_attr *attr, __u32 type, __u64 config)
 
 static int perf_open(struct perf_event_attr *attr, int group)
 {
-	return syscall(SYS_perf_event_open, attr, 0, -1, group, 0);
+	return sys_perf_event_open(attr, 0, -1, group, 0);
 }
 
 static void loop(void)

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 /* asm/perf_regs.h: PERF_REG_X86_XMM0 */
 #define XMM0_BIT	32
@@ -43,7 +44,7 @@ static void attr_init(struct perf_event_attr *attr, __u32 type, __u64 config)
 /* open @attr on self: want 0 for success, or the errno */
 static void expect(const char *what, struct perf_event_attr *attr, int want)
 {
-	int fd = syscall(SYS_perf_event_open, attr, 0, -1, -1, 0);
+	int fd = sys_perf_event_open(attr, 0, -1, -1, 0);
 	int got = fd < 0 ? errno : 0;
 
 	printf("%s %s: %s (expected %s)\n", got == want ? "ok" : "not ok",
@@ -92,7 +93,7 @@ static void extended_types(void)
 	attr_init(&attr, PERF_TYPE_HARDWARE,
 		  cpu << 32 | PERF_COUNT_HW_INSTRUCTIONS);
 	attr.disabled = 0;
-	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	if (fd >= 0 && read(fd, &count, sizeof(count)) != sizeof(count))
 		count = 0;
 	printf("%s instructions with the cpu PMU's type in config[63:32] counts: %llu\n",

@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 #include "pmu-check.h"
 
 #define SYSFS	"/sys/bus/event_source/devices/"
@@ -112,7 +113,7 @@ static int open_ev(int type, uint64_t config, pid_t pid, int cpu,
 	attr.config = config;
 	if (tweak)
 		tweak(&attr);
-	return syscall(SYS_perf_event_open, &attr, pid, cpu, -1, 0);
+	return sys_perf_event_open(&attr, pid, cpu, -1, 0);
 }
 
 static void sampling(struct perf_event_attr *a) { a->sample_period = 1000; }

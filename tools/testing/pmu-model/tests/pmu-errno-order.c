@@ -34,6 +34,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 #include "pmu-check.h"
 
 #ifndef PERF_SAMPLE_BRANCH_COUNTERS
@@ -53,7 +54,7 @@
 static int sys_open(struct perf_event_attr *a, pid_t pid, int cpu,
 		    unsigned long flags)
 {
-	return syscall(SYS_perf_event_open, a, pid, cpu, -1,
+	return sys_perf_event_open(a, pid, cpu, -1,
 		       flags | PERF_FLAG_FD_CLOEXEC);
 }
 

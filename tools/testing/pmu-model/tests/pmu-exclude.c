@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 #include "pmu-check.h"
 
 #define LOOPS	100000
@@ -49,7 +50,7 @@ static long long count(int excl_host, int excl_guest)
 	attr.exclude_hv = 1;
 	attr.exclude_host = excl_host;
 	attr.exclude_guest = excl_guest;
-	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	if (fd < 0) {
 		printf("not ok open exclude_host=%d exclude_guest=%d: %s\n",
 		       excl_host, excl_guest, strerror(errno));

@@ -31,6 +31,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #include "pmu-check.h"
 #include "pmu-ring.h"
@@ -71,7 +72,7 @@ static int first_sample(const struct freq_case *c, uint64_t *period,
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.disabled = 1;
-	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	fd = sys_perf_event_open(&a, 0, -1, -1, 0);
 	if (fd < 0)
 		return -errno;
 	data = ring_map(fd, &pc);

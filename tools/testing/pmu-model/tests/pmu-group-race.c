@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #define NSW	200
 #define ITERS	3000
@@ -40,7 +41,7 @@ static int open_ev(__u32 type, __u64 config, int group)
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
 	/* the main thread's, from either thread: the group's context */
-	return syscall(SYS_perf_event_open, &attr, getpid(), -1, group, 0);
+	return sys_perf_event_open(&attr, getpid(), -1, group, 0);
 }
 
 static void *closer(void *arg)

@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #include "pmu-check.h"
 
@@ -40,7 +41,7 @@ static int open_ev(uint32_t type, uint64_t config, int group)
 	a.config = config;
 	a.disabled = group < 0;
 	a.read_format = PERF_FORMAT_GROUP;
-	return syscall(SYS_perf_event_open, &a, 0, -1, group, 0);
+	return sys_perf_event_open(&a, 0, -1, group, 0);
 }
 
 static void run(const char *name, uint32_t ltype, uint64_t lconfig)

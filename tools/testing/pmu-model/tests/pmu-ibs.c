@@ -41,6 +41,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #include "pmu-check.h"
 #include "pmu-ring.h"
@@ -193,7 +194,7 @@ static int format_bit(const char *pmu, const char *name)
 static int sys_open(struct perf_event_attr *a, int pid, int cpu, int group)
 {
 	a->size = sizeof(*a);
-	return syscall(SYS_perf_event_open, a, pid, cpu, group, 0);
+	return sys_perf_event_open(a, pid, cpu, group, 0);
 }
 
 static uint64_t rdmsr0(uint32_t msr)

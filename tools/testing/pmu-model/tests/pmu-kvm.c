@@ -31,6 +31,7 @@
 #include <sys/time.h>
 #include <linux/kvm.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 #include "pmu-check.h"
 
 #define GUEST_IP	0x1000
@@ -60,7 +61,7 @@ static void sampler_open(struct sampler *s, const char *name, __u32 type,
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
 	attr.disabled = 1;
 	s->name = name;
-	s->fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	s->fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	if (s->fd < 0) {
 		printf("not ok %s: open: %s\n", name, strerror(errno));
 		exit(1);

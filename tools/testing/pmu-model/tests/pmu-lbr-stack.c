@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #include "pmu-ring.h"
 #include "pmu-unthrottle.h"
@@ -88,7 +89,7 @@ static int open_event(int inherit)
 	attr.exclude_hv = 1;
 	attr.disabled = 1;
 	/* an inherited event's buffer is per CPU (both tasks run on 0) */
-	return syscall(SYS_perf_event_open, &attr, 0, inherit ? 0 : -1, -1, 0);
+	return sys_perf_event_open(&attr, 0, inherit ? 0 : -1, -1, 0);
 }
 
 /* the parent, between its loops: let the child run, wait for it */

@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #define LOOPS	1000
 #define PAGES	64
@@ -62,7 +63,7 @@ static int open_branches(pid_t pid, int cpu, __u64 period, int disabled)
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
 	attr.disabled = disabled;
-	return syscall(SYS_perf_event_open, &attr, pid, cpu, -1, 0);
+	return sys_perf_event_open(&attr, pid, cpu, -1, 0);
 }
 
 static int in_victim(uint64_t addr)

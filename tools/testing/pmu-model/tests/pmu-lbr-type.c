@@ -46,6 +46,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #include "pmu-ring.h"
 #include "pmu-unthrottle.h"
@@ -164,7 +165,7 @@ static int open_event(uint64_t bst, int user_only, uint64_t period)
 	attr.exclude_kernel = user_only;
 	attr.exclude_hv = 1;
 	attr.disabled = 1;
-	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	return sys_perf_event_open(&attr, 0, -1, -1, 0);
 }
 
 /* @addr's name as the source (@from) or the target of a branch */

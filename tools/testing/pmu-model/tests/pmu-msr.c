@@ -28,6 +28,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 #include "pmu-check.h"
 
 #define MSR_TYPE	"/sys/bus/event_source/devices/msr/type"
@@ -287,7 +288,7 @@ static int open_ev(uint32_t type, uint64_t config, int group, uint64_t fmt)
 	attr.config = config;
 	attr.disabled = group < 0;
 	attr.read_format = fmt;
-	return syscall(SYS_perf_event_open, &attr, 0, -1, group, 0);
+	return sys_perf_event_open(&attr, 0, -1, group, 0);
 }
 
 /*

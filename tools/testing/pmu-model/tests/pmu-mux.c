@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 #include "pmu-check.h"
 
 #define NEV	8
@@ -87,7 +88,7 @@ static void run_child(int out)
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			   PERF_FORMAT_TOTAL_TIME_RUNNING;
 	for (i = 0; i < NEV; i++) {
-		fd[i] = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+		fd[i] = sys_perf_event_open(&attr, 0, -1, -1, 0);
 		if (fd[i] < 0) {
 			printf("not ok perf_event_open %d: %s\n", i,
 			       strerror(errno));

@@ -53,6 +53,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #include "pmu-check.h"
 #include "pmu-ring.h"
@@ -112,7 +113,7 @@ static int pebs_open(uint64_t config, uint64_t config1, int precise,
 		.disabled = 1,
 	};
 
-	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	return sys_perf_event_open(&attr, 0, -1, -1, 0);
 }
 
 struct pebs_sample {
@@ -348,7 +349,7 @@ static int insns_member(int group)
 		.exclude_hv = 1,
 	};
 
-	return syscall(SYS_perf_event_open, &attr, 0, -1, group, 0);
+	return sys_perf_event_open(&attr, 0, -1, group, 0);
 }
 
 /* NMIs taken by every CPU so far */
@@ -417,7 +418,7 @@ static void large_case(const char *what, uint64_t type, int large)
 	long nmi;
 	char msg[200];
 
-	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	pfd = fd >= 0 ? insns_member(fd) : -1;
 	data = pfd >= 0 ? ring_map(fd, &pc) : NULL;
 	if (!data) {
@@ -481,7 +482,7 @@ static int turns(int in, int out, int first)
 	int fd, i, n = 0, bad = 0;
 	char c = 0;
 
-	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	data = fd >= 0 ? ring_map(fd, &pc) : NULL;
 	if (!data)
 		return -1;
@@ -561,7 +562,7 @@ static void cycles_case(int precise)
 	int fd, ifd, i, on = -1;
 	char what[160];
 
-	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	if (fd < 0) {
 		snprintf(what, sizeof(what), "cycles:%d opens (%s)", precise,
 			 strerror(errno));

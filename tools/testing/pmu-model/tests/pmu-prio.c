@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 #include "pmu-check.h"
 
 #define NCPU_EV	8
@@ -43,7 +44,7 @@ static int open_branches(pid_t pid, int cpu, int pinned)
 	attr.exclude_hv = 1;
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			   PERF_FORMAT_TOTAL_TIME_RUNNING;
-	return syscall(SYS_perf_event_open, &attr, pid, cpu, -1, 0);
+	return sys_perf_event_open(&attr, pid, cpu, -1, 0);
 }
 
 /* n iterations of a dec/jnz loop: n branches */

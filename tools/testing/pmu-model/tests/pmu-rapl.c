@@ -38,6 +38,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 #include "pmu-check.h"
 
 #define LOOPS		10000000ULL
@@ -77,7 +78,7 @@ static int open_power(int type, uint64_t config, pid_t pid, int cpu,
 	attr.type = type;
 	attr.config = config;
 	attr.sample_period = period;
-	return syscall(SYS_perf_event_open, &attr, pid, cpu, -1, 0);
+	return sys_perf_event_open(&attr, pid, cpu, -1, 0);
 }
 
 static int open_cgroup(int type, uint64_t config, int cgfd)
@@ -88,7 +89,7 @@ static int open_cgroup(int type, uint64_t config, int cgfd)
 	attr.size = sizeof(attr);
 	attr.type = type;
 	attr.config = config;
-	return syscall(SYS_perf_event_open, &attr, cgfd, 0, -1,
+	return sys_perf_event_open(&attr, cgfd, 0, -1,
 		       PERF_FLAG_PID_CGROUP);
 }
 
@@ -140,7 +141,7 @@ static int open_member(int type, uint64_t config, int leader)
 	attr.type = type;
 	attr.config = config;
 	attr.read_format = PERF_FORMAT_GROUP;
-	return syscall(SYS_perf_event_open, &attr, -1, 0, leader, 0);
+	return sys_perf_event_open(&attr, -1, 0, leader, 0);
 }
 
 static int outer_open(struct outer *o)
@@ -156,7 +157,7 @@ static int outer_open(struct outer *o)
 	if (o->ncpu < 1 || o->ncpu > MAXCPU)
 		return -1;
 	for (i = 0; i < o->ncpu; i++) {
-		o->fd[i] = syscall(SYS_perf_event_open, &attr, -1, i, -1, 0);
+		o->fd[i] = sys_perf_event_open(&attr, -1, i, -1, 0);
 		if (o->fd[i] < 0) {
 			printf("not ok instructions on CPU %d: %s\n", i,
 			       strerror(errno));

@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "perf_sys.h"
 
 #define LOOPS 1000
 #define STR_(x) #x
@@ -88,7 +89,7 @@ int main(int argc, char **argv)
 	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	if (fd < 0) {
 		perror("perf_event_open(instructions:u)");
 		return 1;

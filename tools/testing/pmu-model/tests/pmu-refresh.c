@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #define PERIOD	10000
 #define WANT	1000
@@ -76,7 +77,7 @@ static void run(const char *name, __u32 type, __u64 config, __u64 period,
 	attr.wakeup_events = 1;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	ev_fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	ev_fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	if (ev_fd < 0) {
 		printf("not ok %s: perf_event_open: %s\n", name,
 		       strerror(errno));

@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 #include "pmu-check.h"
 
 #define MAXG	8
@@ -39,7 +40,7 @@ static int open_ev(__u32 type, __u64 config, int group)
 	attr.exclude_hv = 1;
 	attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
 			   PERF_FORMAT_TOTAL_TIME_RUNNING;
-	return syscall(SYS_perf_event_open, &attr, 0, -1, group, 0);
+	return sys_perf_event_open(&attr, 0, -1, group, 0);
 }
 
 /* n iterations of a dec/jnz loop: n branches, 2n instructions */

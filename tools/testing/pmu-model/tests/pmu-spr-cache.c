@@ -51,6 +51,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #include "pmu-check.h"
 #include "pmu-sweep.h"
@@ -147,7 +148,7 @@ static int perf_open(uint32_t type, uint64_t config, int disabled, int group,
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.read_format = read_format;
-	return syscall(SYS_perf_event_open, &a, 0, -1, group, 0);
+	return sys_perf_event_open(&a, 0, -1, group, 0);
 }
 
 static void short_loop(void)

@@ -33,6 +33,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #define LINE		64
 #define PAGE		4096
@@ -111,7 +112,7 @@ static int sweep_open_group(const struct sweep_case *c, int *fds)
 		a.read_format = PERF_FORMAT_GROUP |
 				PERF_FORMAT_TOTAL_TIME_ENABLED |
 				PERF_FORMAT_TOTAL_TIME_RUNNING;
-		fds[i] = syscall(SYS_perf_event_open, &a, 0, -1,
+		fds[i] = sys_perf_event_open(&a, 0, -1,
 				 i ? fds[0] : -1, 0);
 		if (fds[i] < 0) {
 			printf("not ok %s: open %s: %s\n", c->name,

@@ -39,6 +39,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #include "pmu-check.h"
 #include "pmu-ring.h"
@@ -119,7 +120,7 @@ static void run(const char *name, int use_partner)
 		close(to_partner[0]);
 		close(from_partner[1]);
 	}
-	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	fd = sys_perf_event_open(&a, 0, -1, -1, 0);
 	data = fd >= 0 ? ring_map(fd, &pc) : NULL;
 	snprintf(what, sizeof(what), "%s: cycles:u at period %d opens",
 		 name, PERIOD);

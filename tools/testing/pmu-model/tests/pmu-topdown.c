@@ -34,6 +34,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include "perf_sys.h"
 #include "pmu-check.h"
 
 #define CFG_SLOTS	0x0400		/* event=0x00,umask=0x4 */
@@ -101,7 +102,7 @@ static int open_ev(uint64_t config, int group, int excl_kernel,
 	attr.sample_period = period;
 	attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
 			   PERF_FORMAT_TOTAL_TIME_RUNNING;
-	return syscall(__NR_perf_event_open, &attr, 0, -1, group, 0);
+	return sys_perf_event_open(&attr, 0, -1, group, 0);
 }
 
 static void loop(unsigned long n)

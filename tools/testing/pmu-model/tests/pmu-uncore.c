@@ -50,6 +50,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 
 #include "pmu-check.h"
 #include "pmu-ring.h"
@@ -131,7 +132,7 @@ static int pmu_type(const char *pmu)
 static int sys_open(struct perf_event_attr *a, int pid, int cpu, int group)
 {
 	a->size = sizeof(*a);
-	return syscall(SYS_perf_event_open, a, pid, cpu, group, 0);
+	return sys_perf_event_open(a, pid, cpu, group, 0);
 }
 
 static uint64_t rdmsr(int cpu, uint32_t msr)
@@ -884,7 +885,7 @@ static void cgroup_errno_case(const char *pmu, int type, uint64_t config)
 		return;
 	}
 	a.size = sizeof(a);
-	fd = syscall(SYS_perf_event_open, &a, cg, 0, -1, PERF_FLAG_PID_CGROUP);
+	fd = sys_perf_event_open(&a, cg, 0, -1, PERF_FLAG_PID_CGROUP);
 	snprintf(line, sizeof(line), "%s cgroup event: %s (expected %s)", pmu,
 		 fd >= 0 ? "opens" : strerror(errno), strerror(EINVAL));
 	fact("%s cgroup event: %s", pmu, fd >= 0 ? "opens" : strerror(errno));
@@ -893,7 +894,7 @@ static void cgroup_errno_case(const char *pmu, int type, uint64_t config)
 		close(fd);
 	a = attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
 	a.size = sizeof(a);
-	fd = syscall(SYS_perf_event_open, &a, cg, 0, -1, PERF_FLAG_PID_CGROUP);
+	fd = sys_perf_event_open(&a, cg, 0, -1, PERF_FLAG_PID_CGROUP);
 	snprintf(line, sizeof(line), "a cpu-clock event of that cgroup: %s",
 		 fd >= 0 ? "opens" : strerror(errno));
 	check(fd >= 0, line);

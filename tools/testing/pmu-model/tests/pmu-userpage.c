@@ -32,6 +32,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/perf_event.h>
+#include "perf_sys.h"
 #include "pmu-check.h"
 
 #define N		100000
@@ -75,7 +76,7 @@ static int open_hw(__u64 config)
 	attr.exclude_hv = 1;
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			   PERF_FORMAT_TOTAL_TIME_RUNNING;
-	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	return sys_perf_event_open(&attr, 0, -1, -1, 0);
 }
 
 static struct perf_event_mmap_page *map_page(int fd)

@@ -35,6 +35,7 @@
 #include <linux/perf_event.h>
 
 #include "kselftest_harness.h"
+#include "perf_sys.h"
 
 /* Fallbacks so the tests build against older installed uapi headers. */
 #ifndef PERF_ATTR_SIZE_VER6
@@ -85,11 +86,6 @@ union pt_attr_buf {
 	__u64 align;
 };
 
-static inline int sys_perf_event_open(void *attr, pid_t pid, int cpu,
-				      int group_fd, unsigned long flags)
-{
-	return syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
-}
 
 /*
  * A disabled, counting software event that any user may open on itself at
