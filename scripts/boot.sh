@@ -13,7 +13,8 @@
 # default max), ICOUNT (e.g. "shift=0,sleep=off": deterministic -icount
 # with one TCG thread, a fixed seed and a virtual RTC; needed by the PMU
 # model of tools/testing/pmu-model, see make pmu-test), QEMU_NODEFAULTS=1
-# (-nodefaults: for a QEMU built without the default devices).
+# (-nodefaults: for a QEMU built without the default devices), BOOT_SLOTS
+# (a directory: boots that share the host's cores, below).
 set -euo pipefail
 
 kernel=$1 initrd=$2 mode=$3 log=${4:-}
@@ -55,6 +56,34 @@ if [ -z "${QEMU_TIMEOUT:-}" ]; then
 fi
 log=${log:-/dev/null}
 mkdir -p "$(dirname "$log")"
+
+# BOOT_SLOTS=DIR: boots started side by side share the host's CPUs, one
+# slot (a lock file in DIR) per CPU. An -icount boot runs its vCPUs on
+# one TCG thread and takes one slot; an MTTCG boot takes one per vCPU.
+# A boot waits until it holds all it needs, so that no guest's timing
+# suffers from a host with more busy threads than CPUs; QEMU inherits
+# the locks, which go with it.
+if [ -n "${BOOT_SLOTS:-}" ]; then
+	ncpu=$(nproc)
+	need=$ncpu
+	[ "$SMP" -ge "$ncpu" ] || need=$SMP
+	[ -z "${ICOUNT:-}" ] || need=1
+	mkdir -p "$BOOT_SLOTS"
+	waited=$(date +%s)
+	while :; do
+		held=()
+		for ((i = 0; i < ncpu && ${#held[@]} < need; i++)); do
+			exec {fd}>"$BOOT_SLOTS/slot$i"
+			if flock -n "$fd"; then held+=("$fd"); else exec {fd}>&-; fi
+		done
+		[ "${#held[@]}" -lt "$need" ] || break
+		for fd in "${held[@]}"; do exec {fd}>&-; done
+		sleep 1
+	done
+	waited=$(( $(date +%s) - waited ))
+	[ "$waited" -lt 2 ] || echo "  BOOT    waited ${waited}s for $need of $ncpu host CPUs"
+fi
+
 echo "  BOOT    ${kernel##*/build/} smp=$SMP timeout=${QEMU_TIMEOUT}s log=$log"
 start=$(date +%s)
 set +e
@@ -73,7 +102,11 @@ else
 	rc=${PIPESTATUS[0]}
 fi
 set -e
-echo "  BOOT    smp=$SMP finished in $(( $(date +%s) - start ))s (qemu rc=$rc)"
+# the host CPU time QEMU used (this shell's children), beside the wall
+# time: what is left of the host's cores for other work while it runs
+cpu=$(times | awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) {
+	split($i, a, /[ms]/); n += a[1] * 60 + a[2] } printf "%d", n }')
+echo "  BOOT    smp=$SMP finished in $(( $(date +%s) - start ))s, host CPU ${cpu}s (qemu rc=$rc)"
 if [ $rc = 124 ] || [ $rc = 137 ]; then
 	echo "  BOOT    smp=$SMP: TIMED OUT after ${QEMU_TIMEOUT}s"
 	[ "$log" = /dev/null ] || echo "@@HOST-TIMEOUT ${QEMU_TIMEOUT}s" >> "$log"

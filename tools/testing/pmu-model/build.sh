@@ -8,8 +8,11 @@
 # low CPU priority.  Result: OUTDIR/qemu-system-x86_64.
 #
 # Cached: nothing is done (no lock taken) while OUTDIR/.stamp matches the
-# patches and this script; a build runs under build/.kbuild.lock.  A changed patch re-extracts the source beside the old one and
-# copies over only the files that differ, so ninja rebuilds incrementally.
+# patches and this script; a build runs under build/.qbuild.lock (its own,
+# not the kernels': at nice 19 it runs beside a kernel build, in the CPU
+# time that leaves). A changed patch re-extracts the source beside the
+# old one and copies over only the files that differ, so ninja rebuilds
+# incrementally.
 # Environment: PMU_QEMU_JOBS (ninja -j, default 2), PMU_QEMU_VERSION (a
 # source version for apt-get, default the newest).
 set -euo pipefail
@@ -30,9 +33,9 @@ bin=$OUT/qemu-system-x86_64
 if [ -x "$bin" ] && [ "$(cat "$OUT/.stamp" 2>/dev/null)" = "$key" ]; then
 	exit 0
 fi
-# A build: under build/.kbuild.lock, like the kernel builds
-[ "${HARNESS_KBUILD_LOCKED:-}" = 1 ] ||
-	exec "$ROOT/scripts/locked.sh" kbuild "$0" "$@"
+# A build: under build/.qbuild.lock
+[ "${HARNESS_QBUILD_LOCKED:-}" = 1 ] ||
+	exec "$ROOT/scripts/locked.sh" qbuild "$0" "$@"
 
 start=$(date +%s)
 "$HERE/deps.sh"

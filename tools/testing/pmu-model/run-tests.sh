@@ -6,9 +6,9 @@
 #
 # Builds the guest programs (build/pmu-tests) and their initramfs
 # (build/initramfs-pmu.cpio.gz), boots once per CPU model of PMU_CPUS
-# (default "Skylake-PMU EPYC-PMU Skylake-PMU,hypervisor=off Icelake-PMU
-# Icelake-PMU,arch-lbr=on,model=143":
-# Intel, AMD, Intel without CPUID's hypervisor bit, where 6.12 registers
+# (default "EPYC-PMU Skylake-PMU Icelake-PMU
+# Icelake-PMU,arch-lbr=on,model=143 Skylake-PMU,hypervisor=off":
+# AMD, Intel, Intel without CPUID's hypervisor bit, where 6.12 registers
 # what it hides under a hypervisor (that boot, named intel-metal, runs
 # only the tests of PMU_METAL_TESTS, default "pmu-cstate"), and the Ice
 # Lake server model with topdown slots and PERF_METRICS (named icx, runs
@@ -43,7 +43,10 @@ ROOT=$(cd "$HERE/../../.." && pwd)
 B=$ROOT/build
 kernel=$1 result=${2:-}
 SMPS=${PMU_SMPS:-2}
-CPUS=${PMU_CPUS:-Skylake-PMU EPYC-PMU Skylake-PMU,hypervisor=off Icelake-PMU Icelake-PMU,arch-lbr=on,model=143}
+# longest first: the boots share the host's CPUs (PMU_JOBS at a time, and
+# BOOT_SLOTS with make test's other boots), and a long one started last
+# would run alone at the end
+CPUS=${PMU_CPUS:-EPYC-PMU Skylake-PMU Icelake-PMU Icelake-PMU,arch-lbr=on,model=143 Skylake-PMU,hypervisor=off}
 METAL_TESTS=${PMU_METAL_TESTS:-pmu-cstate}
 ICX_TESTS=${PMU_ICX_TESTS:-pmu-topdown pmu-icx-cache pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh pmu-adaptive-pebs pmu-perf-test-all.sh}
 ALR_TESTS=${PMU_ALR_TESTS:-pmu-arch-lbr pmu-lbr.sh pmu-lbr-type pmu-lbr-stack pmu-lbr-task pmu-spr-cache}
