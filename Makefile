@@ -198,8 +198,8 @@ test-build: kernel testmods initramfs
 # The kernel is built before taking build/.test.lock (so a long build
 # doesn't block others' test runs), with the model's QEMU beside it at
 # nice 19 (on a fresh machine: the CPU time the kernel's link and serial
-# steps leave); _test runs under the lock and re-checks both (incremental
-# no-ops).  A build failure still ends in the "N passed, N failed" line.
+# steps leave); _test runs under the lock and re-checks the kernel (an
+# incremental no-op).  A build failure still ends in the "N passed, N failed" line.
 ifneq ($(strip $(T)),)
 # make test T="NAME...": only those selftests (tests.list names), at each
 # CPU count of T_SMPS, in a small initramfs: scripts/quick-test.sh
@@ -237,7 +237,9 @@ _test:
 		exit 1; \
 	fi
 ifeq ($(PMU_IN_TEST),1)
-	@rm -rf $(B)/.boot-slots $(B)/logs/test-beside.out
+	@# no result of an earlier run may stand in for one this run lost
+	@rm -rf $(B)/.boot-slots $(B)/logs/test-beside.out \
+		$(B)/logs/pmu.result $(B)/logs/pmu-ours.result
 	@export BOOT_SLOTS=$(B)/.boot-slots; \
 	$(if $(TEST_BESIDE),RUN_TESTS_BOOT_ONLY=1 QUIET=1 $(S)/run-tests.sh test \
 		$(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz "$(TEST_BESIDE)" \

@@ -57,32 +57,13 @@ fi
 log=${log:-/dev/null}
 mkdir -p "$(dirname "$log")"
 
-# BOOT_SLOTS=DIR: boots started side by side share the host's CPUs, one
-# slot (a lock file in DIR) per CPU. An -icount boot runs its vCPUs on
-# one TCG thread and takes one slot; an MTTCG boot takes one per vCPU.
-# A boot waits until it holds all it needs, so that no guest's timing
-# suffers from a host with more busy threads than CPUs; QEMU inherits
-# the locks, which go with it.
-if [ -n "${BOOT_SLOTS:-}" ]; then
-	ncpu=$(nproc)
-	need=$ncpu
-	[ "$SMP" -ge "$ncpu" ] || need=$SMP
-	[ -z "${ICOUNT:-}" ] || need=1
-	mkdir -p "$BOOT_SLOTS"
-	waited=$(date +%s)
-	while :; do
-		held=()
-		for ((i = 0; i < ncpu && ${#held[@]} < need; i++)); do
-			exec {fd}>"$BOOT_SLOTS/slot$i"
-			if flock -n "$fd"; then held+=("$fd"); else exec {fd}>&-; fi
-		done
-		[ "${#held[@]}" -lt "$need" ] || break
-		for fd in "${held[@]}"; do exec {fd}>&-; done
-		sleep 1
-	done
-	waited=$(( $(date +%s) - waited ))
-	[ "$waited" -lt 2 ] || echo "  BOOT    waited ${waited}s for $need of $ncpu host CPUs"
-fi
+# BOOT_SLOTS=DIR (scripts/slots.sh): boots started side by side share the
+# host's CPUs. An -icount boot runs its vCPUs on one TCG thread and takes
+# one slot; an MTTCG boot takes one per vCPU. A boot waits until it holds
+# all it needs, so that no guest's timing suffers from a host with more
+# busy threads than CPUs; QEMU inherits the locks, which go with it.
+. "$(dirname "$0")/slots.sh"
+if [ -n "${ICOUNT:-}" ]; then slots_take 1; else slots_take "$SMP"; fi
 
 echo "  BOOT    ${kernel##*/build/} smp=$SMP timeout=${QEMU_TIMEOUT}s log=$log"
 start=$(date +%s)
@@ -104,8 +85,12 @@ fi
 set -e
 # the host CPU time QEMU used (this shell's children), beside the wall
 # time: what is left of the host's cores for other work while it runs
-cpu=$(times | awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) {
-	split($i, a, /[ms]/); n += a[1] * 60 + a[2] } printf "%d", n }')
+# (times in this shell: a subshell's count of its children starts at 0)
+tfile=$(mktemp)
+times > "$tfile"
+cpu=$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) {
+	split($i, a, /[ms]/); n += a[1] * 60 + a[2] } printf "%d", n }' "$tfile")
+rm -f "$tfile"
 echo "  BOOT    smp=$SMP finished in $(( $(date +%s) - start ))s, host CPU ${cpu}s (qemu rc=$rc)"
 if [ $rc = 124 ] || [ $rc = 137 ]; then
 	echo "  BOOT    smp=$SMP: TIMED OUT after ${QEMU_TIMEOUT}s"

@@ -189,7 +189,7 @@ struct x86_lbr_task {
  * A task with call-stack branch sampling switches: its stack of calls
  * not yet returned from goes with it, so that after running elsewhere,
  * or after another task used the LBRs here, its samples still show the
- * whole call chain. x86_pmu_add() emptied the stack for it; this puts
+ * whole call chain. x86_lbr_add() emptied the stack for it; this puts
  * the task's back. Only a stack recorded for this context's own events
  * is saved, and it is put back only if they are on again at the next
  * switch in: a stack that waited through a disabled or multiplexed

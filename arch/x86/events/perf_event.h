@@ -86,7 +86,7 @@ struct x86_extra_regs {
  *	others are dropped, as by the stock kernel)
  * @format_event: format/event, where the event select is in config
  * @format_attrs: the vendor's files in format/ beyond the event select,
- *	unit mask, edge, inv and cmask that pmu.c has; NULL-terminated
+ *	unit mask, edge, inv and cmask that sysfs.c has; NULL-terminated
  * @format_visible: which of @format_attrs exist (NULL: all)
  * @max_period: the longest period a counter can be loaded with
  * @max_precise: the highest attr.precise_ip the driver supports
@@ -113,7 +113,7 @@ struct x86_extra_regs {
  *	@disable do meanwhile takes effect at the restart; NULL (or a
  *	no-op where there is no global control): none
  * @cpu_reset: stop and clear every counter of this CPU (bring-up)
- * @attr_groups: events/ (pmu.c adds format/, caps/ and rdpmc)
+ * @attr_groups: events/ (sysfs.c adds format/, caps/ and rdpmc)
  * @lbr: the branch stack, if the CPU has one the driver knows
  * @intel: hooks only the Intel driver sets (NULL or false elsewhere)
  * @intel.extra_claim: take the extra register @event needs on this

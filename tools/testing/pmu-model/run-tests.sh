@@ -60,6 +60,11 @@ mkdir -p "$logs"
 [ -x "$QEMU_BIN" ] || { echo "run-tests.sh: no $QEMU_BIN (make pmu-qemu)" >&2; exit 1; }
 [ -f "$kernel" ] || { echo "run-tests.sh: no kernel $kernel" >&2; exit 1; }
 
+# With BOOT_SLOTS (make test: the smp1 boot runs beside this), the build
+# of the guest programs, modules and initramfs below holds a host CPU
+# too, until the boots, which take their own
+. "$ROOT/scripts/slots.sh"
+slots_take 1
 mkdir -p "$B/pmu-tests"
 make -s -C "$HERE/tests" OUTPUT="$B/pmu-tests"
 tests=$HERE/tests/tests.list
@@ -128,6 +133,7 @@ boot() { # CPU SMP LOG
 		grep -v "warning: TCG doesn't support requested feature" || true
 }
 
+slots_drop
 checks=$logs/pmu-boot.result
 : > "$checks"
 args=()

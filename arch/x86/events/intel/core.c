@@ -699,7 +699,7 @@ static const struct attribute_group intel_events_group = {
 	.is_visible	= intel_event_visible,
 };
 
-/* format/ beyond the event select fields that pmu.c has */
+/* format/ beyond the event select fields that sysfs.c has */
 PMU_STR_ATTR(intel_format_pc, "pc", "config:19");
 PMU_STR_ATTR(intel_format_any, "any", "config:21");
 PMU_STR_ATTR(intel_format_offcore_rsp, "offcore_rsp", "config1:0-63");
