@@ -668,6 +668,12 @@ TEST_F(cg, cgroup_switches_count_switches_between_cgroups)
 	EXPECT_GT(20, within);
 }
 
+/*
+ * The perf tool's cases: perf record -a and perf report under KASAN and
+ * lockdep in TCG take 25 s on one vCPU, beside the harness's default of 30.
+ */
+#define PERF_TOOL_TMO	120
+
 /* run @cmd; 0 if its output has every string of @want */
 static int run_has(const char *cmd, const char *const *want, int nwant)
 {
@@ -692,7 +698,7 @@ static int run_has(const char *cmd, const char *const *want, int nwant)
 	return miss;
 }
 
-TEST_F(cg, perf_stat_G_counts_a_cgroup)
+TEST_F_TIMEOUT(cg, perf_stat_G_counts_a_cgroup, PERF_TOOL_TMO)
 {
 	static const char *const want[] = { "page-faults", "ptA" };
 
@@ -700,7 +706,7 @@ TEST_F(cg, perf_stat_G_counts_a_cgroup)
 			     "-- sleep 0.2 2>&1", want, 2));
 }
 
-TEST_F(cg, perf_stat_for_each_cgroup)
+TEST_F_TIMEOUT(cg, perf_stat_for_each_cgroup, PERF_TOOL_TMO)
 {
 	static const char *const want[] = { "ptA", "ptB", "task-clock" };
 
@@ -709,7 +715,7 @@ TEST_F(cg, perf_stat_for_each_cgroup)
 			     want, 3));
 }
 
-TEST_F(cg, perf_record_all_cgroups_names_them)
+TEST_F_TIMEOUT(cg, perf_record_all_cgroups_names_them, PERF_TOOL_TMO)
 {
 	static const char *const want[] = { "/ptA" };
 	pid_t pid;
@@ -721,7 +727,7 @@ TEST_F(cg, perf_record_all_cgroups_names_them)
 		for (;;)
 			pt_spin_ns(1000000);
 	}
-	EXPECT_EQ(0, system("perf record -q -a --all-cgroups -e cpu-clock "
+	EXPECT_EQ(0, system("perf record -q -B -a --all-cgroups -e cpu-clock -c 1000000 "
 			    "-o /tmp/cg.data -- sleep 0.5 >/dev/null 2>&1"));
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
