@@ -305,7 +305,12 @@ static bool perf_event_has_extended_regs(struct perf_event *event)
 		event->attr.sample_regs_intr) & PERF_REG_EXTENDED_MASK;
 }
 
-/* Offer the event to one PMU. -ENOENT means "not mine". */
+/*
+ * Offer the event to one PMU. -ENOENT means "not mine". Its event_init
+ * may hand the event to another PMU of the same driver by setting
+ * event->pmu (the software PMU's clocks run on the clock PMUs), one with
+ * the same module and capabilities, so what follows holds for both.
+ */
 static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
 {
 	int err;

@@ -8,6 +8,10 @@
  *    happen, by perf_sw_event() in mm, the fault handlers and the
  *    scheduler.
  *
+ * Each kind has its own ops table and PMU: the clocks run on the clock
+ * PMUs (types 6 and 7), which take the clocks opened through
+ * PERF_TYPE_SOFTWARE as well; the software PMU keeps the hooked events.
+ *
  * A hooked event on the PMU sits on a per-CPU list for its kind; the hook
  * walks that list under RCU with no lock, from any context including the
  * scheduler with the runqueue lock held, and adds to event->count with
@@ -195,27 +199,6 @@ static void perf_swclock_init(struct perf_event *event)
 	hwc->hrtimer.function = perf_swclock_timer;
 }
 
-static int perf_swevent_event_init(struct perf_event *event)
-{
-	if (event->attr.type != PERF_TYPE_SOFTWARE)
-		return -ENOENT;
-	/* no branches to record; refused whatever the config, as by 6.12 */
-	if (has_branch_stack(event))
-		return -EOPNOTSUPP;
-	if (event->attr.config >= PERF_COUNT_SW_MAX ||
-	    perf_sw_kind(event) == PERF_SW_NONE)
-		return -ENOENT;
-
-	event->event_caps |= PERF_EV_CAP_SOFTWARE;
-	if (perf_sw_kind(event) == PERF_SW_CLOCK)
-		perf_swclock_init(event);
-	if (perf_sw_kind(event) == PERF_SW_HOOKED) {
-		static_key_slow_inc(&perf_swevent_enabled[event->attr.config]);
-		event->destroy = perf_swevent_destroy;
-	}
-	return 0;
-}
-
 static u64 perf_swclock_clock(void)
 {
 	u64 now = __this_cpu_read(perf_swclock_now);
@@ -266,80 +249,129 @@ static void perf_swclock_update(struct perf_event *event)
 	perf_swclock_add_to(event, perf_swclock_clock());
 }
 
-static void perf_swevent_start_at(struct perf_event *event, u64 now)
+static void perf_swclock_start_at(struct perf_event *event, u64 now)
 {
 	event->hw.state = 0;
-	if (perf_sw_kind(event) == PERF_SW_CLOCK) {
-		local64_set(&event->hw.prev_count, now);
-		perf_swclock_timer_start(event);
-	}
+	local64_set(&event->hw.prev_count, now);
+	perf_swclock_timer_start(event);
 }
 
-static void perf_swevent_start(struct perf_event *event, int flags)
+static void perf_swclock_stop_at(struct perf_event *event, u64 now)
 {
-	perf_swevent_start_at(event, perf_swclock_clock());
-}
-
-static void perf_swevent_stop_at(struct perf_event *event, u64 now)
-{
-	if (!(event->hw.state & PERF_HES_STOPPED) &&
-	    perf_sw_kind(event) == PERF_SW_CLOCK) {
+	if (!(event->hw.state & PERF_HES_STOPPED)) {
 		perf_swclock_timer_stop(event);
 		perf_swclock_add_to(event, now);
 	}
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
 
+static void perf_swclock_start(struct perf_event *event, int flags)
+{
+	perf_swclock_start_at(event, perf_swclock_clock());
+}
+
+static void perf_swclock_stop(struct perf_event *event, int flags)
+{
+	perf_swclock_stop_at(event, perf_swclock_clock());
+}
+
+static int perf_swclock_add(struct perf_event *event, int flags)
+{
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if (flags & PERF_EF_START)
+		perf_swclock_start_at(event, perf_swclock_edge(event));
+	return 0;
+}
+
+static void perf_swclock_del(struct perf_event *event, int flags)
+{
+	perf_swclock_stop_at(event, perf_swclock_edge(event));
+}
+
+static void perf_swclock_read(struct perf_event *event)
+{
+	if (!(event->hw.state & PERF_HES_STOPPED))
+		perf_swclock_update(event);
+}
+
+/*
+ * Hooked events count where the hook runs, so their ops only put them on
+ * and off this CPU's list for their kind. The dummy and bpf-output
+ * events go on their lists too: nothing hooks those kinds, so the lists
+ * are never walked, and no op has to ask which kind it has.
+ */
+static void perf_swevent_start(struct perf_event *event, int flags)
+{
+	event->hw.state = 0;
+}
+
 static void perf_swevent_stop(struct perf_event *event, int flags)
 {
-	perf_swevent_stop_at(event, perf_swclock_clock());
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
 
 static int perf_swevent_add(struct perf_event *event, int flags)
 {
-	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
-	if (perf_sw_kind(event) == PERF_SW_HOOKED) {
-		struct hlist_head *head;
+	struct hlist_head *head;
 
-		head = this_cpu_ptr(&perf_swevent_lists[event->attr.config]);
-		hlist_add_head_rcu(&event->hlist_entry, head);
-	}
+	head = this_cpu_ptr(&perf_swevent_lists[event->attr.config]);
+	hlist_add_head_rcu(&event->hlist_entry, head);
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	if (flags & PERF_EF_START)
-		perf_swevent_start_at(event, perf_swclock_edge(event));
+		event->hw.state = 0;
 	return 0;
 }
 
 static void perf_swevent_del(struct perf_event *event, int flags)
 {
-	perf_swevent_stop_at(event, perf_swclock_edge(event));
-	if (perf_sw_kind(event) == PERF_SW_HOOKED)
-		hlist_del_rcu(&event->hlist_entry);
+	perf_swevent_stop(event, flags);
+	hlist_del_rcu(&event->hlist_entry);
 }
 
 static void perf_swevent_read(struct perf_event *event)
 {
-	if (!(event->hw.state & PERF_HES_STOPPED) &&
-	    perf_sw_kind(event) == PERF_SW_CLOCK)
-		perf_swclock_update(event);
 }
 
-static struct pmu perf_swevent_pmu = {
-	.capabilities	= PERF_PMU_CAP_NO_NMI,
-	.task_ctx_nr	= perf_sw_context,
-	.event_init	= perf_swevent_event_init,
-	.add		= perf_swevent_add,
-	.del		= perf_swevent_del,
-	.start		= perf_swevent_start,
-	.stop		= perf_swevent_stop,
-	.read		= perf_swevent_read,
-};
-
 /*
- * The clocks also have a PMU each with no name, as in 6.12: their types
- * (the first two dynamic ones, 6 and 7) open cpu-clock and task-clock
- * with that config, and every later dynamic type keeps 6.12's number.
+ * Two ops tables: the software PMU's for the hooked events, the clocks'
+ * for cpu-clock and task-clock. The clocks also have a PMU each with no
+ * name, as in 6.12: their types (the first two dynamic ones, 6 and 7)
+ * open cpu-clock and task-clock with that config, and every later
+ * dynamic type keeps 6.12's number. A clock opened through
+ * PERF_TYPE_SOFTWARE runs on its clock's PMU too (the software PMU hands
+ * it over in event_init), keeping its attr.type: si_perf_type and the
+ * group rules see a software event either way.
  */
+static struct pmu perf_swevent_pmu;
 static struct pmu perf_cpu_clock_pmu, perf_task_clock_pmu;
+
+static int perf_swevent_event_init(struct perf_event *event)
+{
+	if (event->attr.type != PERF_TYPE_SOFTWARE)
+		return -ENOENT;
+	/* no branches to record; refused whatever the config, as by 6.12 */
+	if (has_branch_stack(event))
+		return -EOPNOTSUPP;
+	if (event->attr.config >= PERF_COUNT_SW_MAX ||
+	    perf_sw_kind(event) == PERF_SW_NONE)
+		return -ENOENT;
+
+	event->event_caps |= PERF_EV_CAP_SOFTWARE;
+	switch (perf_sw_kind(event)) {
+	case PERF_SW_CLOCK:
+		event->pmu = event->attr.config == PERF_COUNT_SW_CPU_CLOCK ?
+			     &perf_cpu_clock_pmu : &perf_task_clock_pmu;
+		perf_swclock_init(event);
+		break;
+	case PERF_SW_HOOKED:
+		static_key_slow_inc(&perf_swevent_enabled[event->attr.config]);
+		event->destroy = perf_swevent_destroy;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
 
 static int perf_swclock_alias_init(struct perf_event *event)
 {
@@ -357,6 +389,28 @@ static int perf_swclock_alias_init(struct perf_event *event)
 	return 0;
 }
 
+static struct pmu perf_swevent_pmu = {
+	.capabilities	= PERF_PMU_CAP_NO_NMI,
+	.task_ctx_nr	= perf_sw_context,
+	.event_init	= perf_swevent_event_init,
+	.add		= perf_swevent_add,
+	.del		= perf_swevent_del,
+	.start		= perf_swevent_start,
+	.stop		= perf_swevent_stop,
+	.read		= perf_swevent_read,
+};
+
+static struct pmu perf_cpu_clock_pmu = {
+	.capabilities	= PERF_PMU_CAP_NO_NMI,
+	.task_ctx_nr	= perf_sw_context,
+	.event_init	= perf_swclock_alias_init,
+	.add		= perf_swclock_add,
+	.del		= perf_swclock_del,
+	.start		= perf_swclock_start,
+	.stop		= perf_swclock_stop,
+	.read		= perf_swclock_read,
+};
+
 int __init perf_swevent_register(void)
 {
 	int err;
@@ -365,8 +419,6 @@ int __init perf_swevent_register(void)
 				PERF_TYPE_SOFTWARE);
 	if (err)
 		return err;
-	perf_cpu_clock_pmu = perf_swevent_pmu;
-	perf_cpu_clock_pmu.event_init = perf_swclock_alias_init;
 	perf_task_clock_pmu = perf_cpu_clock_pmu;
 	err = perf_pmu_register(&perf_cpu_clock_pmu, NULL, -1);
 	if (err)

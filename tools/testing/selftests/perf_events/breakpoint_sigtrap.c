@@ -4,7 +4,7 @@
  * to the thread that made the access, once per overflow, carrying
  * si_addr = bp_addr, si_perf_data = attr.sig_data, si_perf_type =
  * PERF_TYPE_BREAKPOINT and si_perf_flags = 0 (not asynchronous); and the
- * rules for asking for one.
+ * rules for asking for one. Also a clock's sigtrap, for its si_perf_type.
  */
 #define _GNU_SOURCE
 
@@ -248,6 +248,69 @@ TEST_F(sigtrap, sigtrap_needs_a_task)
 	fd = sys_perf_event_open(&attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	EXPECT_EQ(-1, fd);
 	EXPECT_EQ(EINVAL, errno);
+}
+
+/*
+ * A clock's overflow signal names the type the clock was opened with:
+ * task-clock through PERF_TYPE_SOFTWARE says 1, through its own PMU's
+ * type (6.12's fixed 7) says 7, though both run on one PMU's ops.
+ */
+#define TASK_CLOCK_PMU_TYPE	7
+
+static volatile int clock_sigs, clock_bad;
+static volatile __u32 clock_want_type;
+
+static void clock_sigtrap(int signo, siginfo_t *info, void *uc)
+{
+	if (info->si_code != TRAP_PERF ||
+	    info->si_perf_type != clock_want_type ||
+	    info->si_perf_data != 0x5157)
+		clock_bad++;
+	clock_sigs++;
+}
+
+static int clock_sigtrap_run(__u32 type, __u64 config)
+{
+	struct sigaction sa = { .sa_sigaction = clock_sigtrap,
+				.sa_flags = SA_SIGINFO }, old;
+	struct perf_event_attr attr;
+	__u64 t0;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.sample_period = 1000000;
+	attr.sigtrap = 1;
+	attr.remove_on_exec = 1;
+	attr.sig_data = 0x5157;
+	attr.exclude_kernel = 1;
+	clock_sigs = 0;
+	clock_bad = 0;
+	clock_want_type = type;
+	if (sigaction(SIGTRAP, &sa, &old))
+		return -1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	if (fd < 0)
+		return -1;
+	/* 1 ms of its CPU time a signal: 3 come within 5 s of wall time */
+	t0 = pt_now_ns();
+	while (clock_sigs < 3 && pt_now_ns() - t0 < 5000000000ULL)
+		pt_spin_ns(1000000);
+	close(fd);
+	sigaction(SIGTRAP, &old, NULL);
+	return clock_sigs;
+}
+
+TEST(clock_sigtrap_names_the_type_it_was_opened_with)
+{
+	EXPECT_LE(3, clock_sigtrap_run(PERF_TYPE_SOFTWARE,
+				       PERF_COUNT_SW_TASK_CLOCK));
+	EXPECT_EQ(0, clock_bad);
+	EXPECT_LE(3, clock_sigtrap_run(TASK_CLOCK_PMU_TYPE,
+				       PERF_COUNT_SW_TASK_CLOCK));
+	EXPECT_EQ(0, clock_bad);
 }
 
 TEST_HARNESS_MAIN
