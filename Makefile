@@ -13,7 +13,7 @@ SMP              ?= 2
 TEST_SMPS        ?= 2 1
 # On a host of 3 CPUs or more, the single-CPU boot of TEST_SMPS runs
 # beside the PMU model's boots, which use one host CPU each (BOOT_SLOTS,
-# scripts/slots.sh). On 2 CPUs it gained nothing (a cold run, stop 49:
+# scripts/host/slots.sh). On 2 CPUs it gained nothing (a cold run, stop 49:
 # the boots beside each other each ran slower by what they overlapped),
 # so there the boots take turns as before.
 TEST_BESIDE      ?= $(if $(filter-out 1 2,$(shell nproc)),$(filter 1,$(TEST_SMPS)))
@@ -53,9 +53,9 @@ PMU_SKIP_OURS    ?=
 # pmu-perf-test-table), not with itself
 PMU_SKIP_STOCK   ?= pmu-perf-test-all.sh
 # make test reuses the model's results on the stock lean kernel when none
-# of their inputs changed (scripts/pmu-stock-cache.sh; PMU_STOCK_CACHE=0:
+# of their inputs changed (scripts/test/pmu-stock-cache.sh; PMU_STOCK_CACHE=0:
 # always boot it)
-PMU_STOCK_HIT     = $(if $(filter stock-bench,$(PMU_KERNEL)),$(shell $(S)/pmu-stock-cache.sh hit))
+PMU_STOCK_HIT     = $(if $(filter stock-bench,$(PMU_KERNEL)),$(shell $(S)/test/pmu-stock-cache.sh hit))
 
 # Debian's own kernel config (package linux-config-6.12): make distro
 # builds it; make test checks that ours has its perf-touching options
@@ -73,8 +73,8 @@ UP_SRC      := $(B)/linux-stock/tools/testing/selftests/perf_events
 # build/.kbuild.lock: only one kernel build at a time fits on this machine.
 # Building the test userspace/initramfs and booting it for tests runs under
 # build/.test.lock: those outputs are shared by everyone using this checkout.
-KLOCK = $(S)/locked.sh kbuild
-TLOCK = $(S)/locked.sh test
+KLOCK = $(S)/host/locked.sh kbuild
+TLOCK = $(S)/host/locked.sh test
 
 .PHONY: all help deps tree stock-tree kernel stock bench-kernel stock-bench \
 	check-layers \
@@ -108,39 +108,39 @@ help:
 	@echo 'make deps|clean|distclean'
 
 deps:
-	@$(S)/deps.sh
+	@$(S)/host/deps.sh
 
 # ---- source trees -------------------------------------------------------
 tree: deps
-	@$(S)/prepare-tree.sh ours
-	@$(S)/check-tree.sh
+	@$(S)/kernel/prepare-tree.sh ours
+	@$(S)/kernel/check-tree.sh
 
 stock-tree: deps
-	@$(S)/prepare-tree.sh stock
+	@$(S)/kernel/prepare-tree.sh stock
 
 # ---- kernels ------------------------------------------------------------
 kernel: deps
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh ours $(B)/obj-test $(TEST_FRAGS) -- bzImage modules
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kernel/kbuild.sh ours $(B)/obj-test $(TEST_FRAGS) -- bzImage modules
 
 stock: deps
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh stock $(B)/obj-stock $(TEST_FRAGS) -- bzImage modules
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kernel/kbuild.sh stock $(B)/obj-stock $(TEST_FRAGS) -- bzImage modules
 
 bench-kernel: deps
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh ours $(B)/obj-bench $(BENCH_FRAGS) -- bzImage modules
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kernel/kbuild.sh ours $(B)/obj-bench $(BENCH_FRAGS) -- bzImage modules
 
 stock-bench: deps
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh stock $(B)/obj-stock-bench $(BENCH_FRAGS) -- bzImage modules
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kernel/kbuild.sh stock $(B)/obj-stock-bench $(BENCH_FRAGS) -- bzImage modules
 
 # uapi headers from OUR tree (our include/uapi/linux/perf_event.h)
 headers: deps
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh ours $(B)/obj-test -- \
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kernel/kbuild.sh ours $(B)/obj-test -- \
 		headers_install INSTALL_HDR_PATH=$(HDRS)
 
 # ---- guest userspace ----------------------------------------------------
 runas: deps
 	@mkdir -p $(B)
-	@[ $(B)/runas -nt $(S)/runas.c ] || \
-		gcc -static -O2 -Wall -o $(B)/runas $(S)/runas.c
+	@[ $(B)/runas -nt $(S)/guest/runas.c ] || \
+		gcc -static -O2 -Wall -o $(B)/runas $(S)/guest/runas.c
 
 # Our selftests (owned by the tests engineer): their Makefile builds one
 # static binary per test into OUTPUT; $(PTEST_DIR)/tests.list lists them.
@@ -185,7 +185,7 @@ KMODS_IN_TEST := drivers/dma/idxd/idxd_bus.ko drivers/dma/idxd/idxd.ko \
 	drivers/powercap/intel_rapl_msr.ko
 
 initramfs: ptests runas $(if $(UPSTREAM_IN_TEST),upstream-bins)
-	@$(TLOCK) $(S)/mkinitramfs.sh -B -o $(B)/initramfs-test.cpio.gz \
+	@$(TLOCK) $(S)/guest/mkinitramfs.sh -B -o $(B)/initramfs-test.cpio.gz \
 		$(foreach m,$(wildcard $(TESTMOD_OUT)/*.ko),-m $(m)) \
 		$(foreach m,$(wildcard $(addprefix $(B)/obj-test/,$(KMODS_IN_TEST))),-m $(m)) \
 		$(if $(wildcard $(PTEST_DIR)/tests.list),-t $(PTEST_DIR)/tests.list:$(PTEST_OUT)) \
@@ -193,17 +193,17 @@ initramfs: ptests runas $(if $(UPSTREAM_IN_TEST),upstream-bins)
 		$(foreach t,$(UPSTREAM_IN_TEST),-u '$(UP_OUT):$(t)$(if $(UPSTREAM_ARGS_$(t)),:$(UPSTREAM_ARGS_$(t)))')
 
 initramfs-upstream: upstream-bins runas
-	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-upstream.cpio.gz \
+	@$(TLOCK) $(S)/guest/mkinitramfs.sh -o $(B)/initramfs-upstream.cpio.gz \
 		$(foreach t,$(UPSTREAM_TESTS),-u $(UP_OUT):$(t))
 
 # ---- checks and tests ---------------------------------------------------
 check: stock-tree check-layers
-	@$(S)/checkpatch.sh
+	@$(S)/check/checkpatch.sh
 
 # kernel/events against the layer order of design.rst: fails on a call up
 # a layer, a cycle of files, or lock tables that differ (make test too)
 check-layers: kernel
-	@python3 $(S)/check-layers.py $(B)/obj-test/kernel/events
+	@python3 $(S)/check/check-layers.py $(B)/obj-test/kernel/events
 
 test-build: kernel testmods initramfs
 
@@ -214,9 +214,9 @@ test-build: kernel testmods initramfs
 # incremental no-op).  A build failure still ends in the "N passed, N failed" line.
 ifneq ($(strip $(T)),)
 # make test T="NAME...": only those selftests (tests.list names), at each
-# CPU count of T_SMPS, in a small initramfs: scripts/quick-test.sh
+# CPU count of T_SMPS, in a small initramfs: scripts/test/quick-test.sh
 test: deps
-	@$(S)/quick-test.sh -s "$(or $(T_SMPS),2)" $(T)
+	@$(S)/test/quick-test.sh -s "$(or $(T_SMPS),2)" $(T)
 else
 test: deps
 ifeq ($(PMU_IN_TEST),1)
@@ -234,14 +234,14 @@ _test:
 	@$(MAKE) --no-print-directory test-build || \
 		echo "FAIL build: kernel, tests or initramfs failed to build (see above)" \
 			> $(B)/logs/build.result
-	@$(S)/checkpatch.sh $(B)/logs/checkpatch.result
-	@python3 $(S)/check-layers.py --report --result $(B)/logs/check-layers.result \
+	@$(S)/check/checkpatch.sh $(B)/logs/checkpatch.result
+	@python3 $(S)/check/check-layers.py --report --result $(B)/logs/check-layers.result \
 		$(B)/obj-test/kernel/events || \
 		echo "FAIL check-layers: no objects" > $(B)/logs/check-layers.result
-	@python3 $(S)/perf-options.py $(DEBIAN_CONFIG) $(B)/obj-test/.config \
+	@python3 $(S)/check/perf-options.py $(DEBIAN_CONFIG) $(B)/obj-test/.config \
 		$(B)/linux-stock $(B)/logs/perf-options.result | tail -1
 	@if [ -f $(B)/logs/build.result ]; then \
-		python3 $(S)/parse-results.py --result $(B)/logs/build.result \
+		python3 $(S)/test/parse-results.py --result $(B)/logs/build.result \
 			--result $(B)/logs/checkpatch.result \
 			--result $(B)/logs/perf-options.result \
 			--result $(B)/logs/check-layers.result \
@@ -253,14 +253,14 @@ ifeq ($(PMU_IN_TEST),1)
 	@rm -rf $(B)/.boot-slots $(B)/logs/test-beside.out \
 		$(B)/logs/pmu.result $(B)/logs/pmu-ours.result
 	@export BOOT_SLOTS=$(B)/.boot-slots; \
-	$(if $(TEST_BESIDE),RUN_TESTS_BOOT_ONLY=1 QUIET=1 $(S)/run-tests.sh test \
+	$(if $(TEST_BESIDE),RUN_TESTS_BOOT_ONLY=1 QUIET=1 $(S)/test/run-selftests.sh test \
 		$(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz "$(TEST_BESIDE)" \
 		> $(B)/logs/test-beside.out 2>&1 &) \
 	$(MAKE) --no-print-directory _pmu-result; wait
 	@[ ! -f $(B)/logs/test-beside.out ] || cat $(B)/logs/test-beside.out
 endif
 	@RUN_TESTS_BOOTED="$(if $(filter 1,$(PMU_IN_TEST)),$(TEST_BESIDE))" \
-	$(S)/run-tests.sh test $(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz \
+	$(S)/test/run-selftests.sh test $(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz \
 		"$(TEST_SMPS)" $(B)/logs/checkpatch.result $(B)/logs/perf-options.result \
 		$(B)/logs/check-layers.result \
 		$(if $(filter 1,$(PMU_IN_TEST)),$(B)/logs/pmu.result $(B)/logs/pmu-ours.result)
@@ -270,7 +270,7 @@ stock-test: deps
 	@$(TLOCK) $(MAKE) --no-print-directory _stock-test
 
 _stock-test: stock initramfs
-	@$(S)/run-tests.sh stock $(B)/obj-stock/$(BZ) \
+	@$(S)/test/run-selftests.sh stock $(B)/obj-stock/$(BZ) \
 		$(B)/initramfs-test.cpio.gz "$(TEST_SMPS)"
 
 UP_KDIR := $(if $(filter stock,$(UPSTREAM_KERNEL)),stock,test)
@@ -279,16 +279,16 @@ upstream-selftests: deps
 	@$(TLOCK) $(MAKE) --no-print-directory _upstream-selftests
 
 _upstream-selftests: $(if $(filter stock,$(UPSTREAM_KERNEL)),stock,kernel) initramfs-upstream
-	@$(S)/run-tests.sh upstream-$(UPSTREAM_KERNEL) $(B)/obj-$(UP_KDIR)/$(BZ) \
+	@$(S)/test/run-selftests.sh upstream-$(UPSTREAM_KERNEL) $(B)/obj-$(UP_KDIR)/$(BZ) \
 		$(B)/initramfs-upstream.cpio.gz "$(SMP)"
 
 run: kernel initramfs
 ifeq ($(strip $(CMD)),)
-	@SMP=$(SMP) $(S)/boot.sh $(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz cmd
+	@SMP=$(SMP) $(S)/guest/boot.sh $(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz cmd
 else
-	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-run.cpio.gz \
+	@$(TLOCK) $(S)/guest/mkinitramfs.sh -o $(B)/initramfs-run.cpio.gz \
 		-b $(B)/initramfs-test.cpio.gz -c '$(subst ','\'',$(CMD))'
-	@SMP=$(SMP) QEMU_TIMEOUT=$${QEMU_TIMEOUT:-900} $(S)/boot.sh \
+	@SMP=$(SMP) QEMU_TIMEOUT=$${QEMU_TIMEOUT:-900} $(S)/guest/boot.sh \
 		$(B)/obj-test/$(BZ) $(B)/initramfs-run.cpio.gz cmd
 endif
 
@@ -323,13 +323,13 @@ _pmu-test: runas
 _pmu-result: runas
 	@rm -f $(B)/logs/pmu.result; mkdir -p $(B)/logs
 ifneq ($(PMU_STOCK_HIT),)
-	@$(S)/pmu-stock-cache.sh get $(B)/logs/pmu.result
-	@echo "  PMU     $(PMU_KERNEL): the model's results on it are cached ($$(grep -c '^PASS' $(B)/logs/pmu.result) passed; key $$($(S)/pmu-stock-cache.sh key))"
+	@$(S)/test/pmu-stock-cache.sh get $(B)/logs/pmu.result
+	@echo "  PMU     $(PMU_KERNEL): the model's results on it are cached ($$(grep -c '^PASS' $(B)/logs/pmu.result) passed; key $$($(S)/test/pmu-stock-cache.sh key))"
 else
 	-@PMU_REPEAT=$(PMU_TEST_REPEAT) PMU_SKIP="$(PMU_SKIP_STOCK)" \
 		$(PMU_DIR)/run-tests.sh $(PMU_KOBJ)/$(BZ) $(B)/logs/pmu.result | \
 		grep -v -E '^[0-9]+ passed, [0-9]+ failed$$'
-	@[ "$(PMU_KERNEL)" != stock-bench ] || $(S)/pmu-stock-cache.sh put $(B)/logs/pmu.result
+	@[ "$(PMU_KERNEL)" != stock-bench ] || $(S)/test/pmu-stock-cache.sh put $(B)/logs/pmu.result
 endif
 	@[ -s $(B)/logs/pmu.result ] || \
 		echo "FAIL pmu-model: no results (QEMU or $(PMU_KERNEL) build failed?)" \
@@ -344,9 +344,9 @@ endif
 # ---- fuzzing and the differential check (outside make test) -------------
 # make fuzz [FUZZ_MIN=30] [FUZZ_SEED=n] [SMP=4] [FUZZ_CPU=Skylake-PMU]:
 # trinity and perf_fuzz on the fuzz kernel (test checkers + kmemleak),
-# with FUZZ_CPU on the TCG PMU model; see scripts/fuzz.sh.
+# with FUZZ_CPU on the TCG PMU model; see scripts/fuzz/fuzz.sh.
 # make diff [DIFF_SEEDS="1 2 3"] [DIFF_N=3000]: the same random attrs on
-# our test kernel and the stock one; see scripts/perf-diff.sh.
+# our test kernel and the stock one; see scripts/fuzz/perf-diff.sh.
 # FUZZ_KERNEL=stock: the same on the stock tree (build/obj-stock-fuzz),
 # to tell our bugs from upstream's or QEMU's (log fuzz-stock-*.log).
 FUZZ_FRAGS := $(C)/base.config $(C)/test.config $(C)/fuzz.config
@@ -358,37 +358,37 @@ FUZZ_OBJ   := $(B)/obj-$(if $(filter stock,$(FUZZ_KERNEL)),stock-fuzz,fuzz)
 FUZZ_TOOLS ?= $(PTEST_OUT)
 
 fuzz-kernel: deps
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/kbuild.sh \
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/kernel/kbuild.sh \
 		$(if $(filter stock,$(FUZZ_KERNEL)),stock,ours) $(FUZZ_OBJ) \
 		$(FUZZ_FRAGS) -- bzImage
 
 fuzz: fuzz-kernel ptests runas pmu-qemu
 	@dpkg -s trinity >/dev/null 2>&1 || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq trinity; }
-	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-fuzzbase.cpio.gz \
+	@$(TLOCK) $(S)/guest/mkinitramfs.sh -o $(B)/initramfs-fuzzbase.cpio.gz \
 		-t $(PTEST_DIR)/tools.list:$(FUZZ_TOOLS) -x /usr/bin/trinity
 	@SMP=$(FUZZ_SMP) FUZZ_CPU=$(FUZZ_CPU) FUZZ_KERNEL=$(FUZZ_KERNEL) \
-		$(S)/fuzz.sh $(FUZZ_OBJ)/$(BZ) \
+		$(S)/fuzz/fuzz.sh $(FUZZ_OBJ)/$(BZ) \
 		$(B)/initramfs-fuzzbase.cpio.gz
 
 # ---- Debian's own config (outside make test: hours on 2 cores) --------
 distro: deps initramfs
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro.sh ours
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro/distro.sh ours
 
 distro-stock: deps initramfs
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro.sh stock
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro/distro.sh stock
 
 # only the perf users of Debian's config, compiled (no link, no boot)
 distro-check: deps
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro.sh ours check
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro/distro.sh ours check
 
 distro-check-stock: deps
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro.sh stock check
+	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro/distro.sh stock check
 
 diff: kernel stock ptests runas
-	@$(TLOCK) $(S)/mkinitramfs.sh -o $(B)/initramfs-diffbase.cpio.gz \
+	@$(TLOCK) $(S)/guest/mkinitramfs.sh -o $(B)/initramfs-diffbase.cpio.gz \
 		-t $(PTEST_DIR)/tools.list:$(PTEST_OUT)
-	@$(TLOCK) $(S)/perf-diff.sh $(B)/obj-test/$(BZ) $(B)/obj-stock/$(BZ) \
+	@$(TLOCK) $(S)/fuzz/perf-diff.sh $(B)/obj-test/$(BZ) $(B)/obj-stock/$(BZ) \
 		$(B)/initramfs-diffbase.cpio.gz
 
 # ---- cleaning -----------------------------------------------------------

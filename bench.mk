@@ -29,9 +29,9 @@ bench-kernels:
 		bench-kernel stock-bench
 
 bench: bench-kernels
-	@env $(BENCH_ENV) $(BENCH_ROOT)/scripts/bench.sh
+	@env $(BENCH_ENV) $(BENCH_ROOT)/scripts/bench/bench.sh
 
 bench-run:
-	@env $(BENCH_ENV) $(BENCH_ROOT)/scripts/bench.sh
+	@env $(BENCH_ENV) $(BENCH_ROOT)/scripts/bench/bench.sh
 
 .DEFAULT_GOAL := $(_bench_saved_goal)

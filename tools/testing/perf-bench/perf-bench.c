@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * perf-bench: micro-benchmarks of the perf_event core's software-event
- * paths, run inside a QEMU guest by scripts/bench.sh (make bench).
+ * paths, run inside a QEMU guest by scripts/bench/bench.sh (make bench).
  *
  *   perf-bench [-r REPS] [-s SCALE] [-z SETTLE_MS] [-l] [METRIC...]
  *

@@ -35,10 +35,10 @@ if [ -x "$bin" ] && [ "$(cat "$OUT/.stamp" 2>/dev/null)" = "$key" ]; then
 fi
 # A build: under build/.qbuild.lock
 [ "${HARNESS_QBUILD_LOCKED:-}" = 1 ] ||
-	exec "$ROOT/scripts/locked.sh" qbuild "$0" "$@"
+	exec "$ROOT/scripts/host/locked.sh" qbuild "$0" "$@"
 
 start=$(date +%s)
-"$HERE/deps.sh"
+"$HERE/qemu-deps.sh"
 mkdir -p "$OUT/dl"
 
 # Debian's source package (downloaded once)

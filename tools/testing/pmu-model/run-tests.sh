@@ -63,7 +63,7 @@ mkdir -p "$logs"
 # With BOOT_SLOTS (make test: the smp1 boot runs beside this), the build
 # of the guest programs, modules and initramfs below holds a host CPU
 # too, until the boots, which take their own
-. "$ROOT/scripts/slots.sh"
+. "$ROOT/scripts/host/slots.sh"
 slots_take 1
 mkdir -p "$B/pmu-tests"
 make -s -C "$HERE/tests" OUTPUT="$B/pmu-tests"
@@ -108,7 +108,7 @@ mods+=(-x "$B/pmu-tests/pmu-rate.sh")
 for t in "$HERE"/stock-results/perf-test-*.txt; do
 	[ -f "$t" ] && mods+=(-x "$t")
 done
-"$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -t "$tests:$B/pmu-tests" "${mods[@]}"
+"$ROOT/scripts/guest/mkinitramfs.sh" -o "$initrd" -t "$tests:$B/pmu-tests" "${mods[@]}"
 
 # The tests a CPU model's boot runs: all (empty) or these
 only_tests() { # CPU
@@ -129,7 +129,7 @@ boot() { # CPU SMP LOG
 	APPEND="nmi_watchdog=0 $only ${APPEND:-}" \
 	CPU=$1 SMP=$2 QEMU=$QEMU_BIN ICOUNT=shift=0,sleep=off \
 		QEMU_NODEFAULTS=1 QEMU_EXTRA="-L /usr/share/seabios -L /usr/share/qemu" \
-		"$ROOT/scripts/boot.sh" "$kernel" "$initrd" run "$3" 2>&1 |
+		"$ROOT/scripts/guest/boot.sh" "$kernel" "$initrd" run "$3" 2>&1 |
 		grep -v "warning: TCG doesn't support requested feature" || true
 }
 
@@ -227,7 +227,7 @@ if [ "$REPEAT" = 1 ]; then
 fi
 
 status=0
-python3 "$ROOT/scripts/parse-results.py" "${args[@]}" --result "$checks" \
+python3 "$ROOT/scripts/test/parse-results.py" "${args[@]}" --result "$checks" \
 	--summary "$logs/pmu.summary" > "$logs/pmu.out" || status=$?
 cat "$logs/pmu.out"
 if [ -n "$result" ]; then

@@ -5,7 +5,7 @@
 # in perf-bench metrics, per function, ours and stock side by side.
 #
 # Builds (once, into build/pmu-qemu-plugins) the PMU model's QEMU with TCG
-# plugins, and the pcprof plugin; runs scripts/bench.sh with only METRIC
+# plugins, and the pcprof plugin; runs scripts/bench/bench.sh with only METRIC
 # at -s 1 and at -s 3 on the bench kernels (make bench-kernel stock-bench),
 # and writes OUTDIR/{ours,stock}.txt (default build/logs/profile): per
 # kernel symbol, the instructions and calls of the scale-3 run less the
@@ -61,7 +61,7 @@ chmod +x "$wrap"
 for s in 1 3; do
 	echo "  PROFILE $metrics at scale $s"
 	PROF_SCALE=$s BENCH_QEMU=$wrap BENCH_CPU=Skylake-PMU BENCH_SCALE=$s \
-		BENCH_METRICS="$metrics" QUIET=1 "$ROOT/scripts/bench.sh" \
+		BENCH_METRICS="$metrics" QUIET=1 "$ROOT/scripts/bench/bench.sh" \
 		> "$OUT/bench-s$s.txt" 2>&1 || true
 done
 python3 "$HERE/sym.py" "$B/obj-bench/System.map" "$OUT/ours.1.out" \

@@ -6,7 +6,7 @@
  *	N attrs from SEED, the same on every kernel: prints one line per
  *	attr with what the kernel answered (open's errno; for an open
  *	event the read size, mmap, ioctl and first-sample answers). Run on
- *	two kernels, the outputs must be identical (scripts/perf-diff.sh).
+ *	two kernels, the outputs must be identical (scripts/fuzz/perf-diff.sh).
  *
  *   perf_fuzz show SEED I
  *	The attr (and pid, cpu, group, flags) of line I of "diff SEED N".
@@ -17,7 +17,7 @@
  *	breakpoints, tracepoints, kprobes, hardware events) and close, map,
  *	unmap, read, fork, exec and prctl at random, with CPU hotplug churn
  *	when run as root. Anything wrong shows as a kernel report on the
- *	console, which the harness (scripts/fuzz.sh) looks for.
+ *	console, which the harness (scripts/fuzz/fuzz.sh) looks for.
  *
  *   perf_fuzz cycles N
  *	N rounds of open, mmap, munmap, close (for kmemleak).

@@ -1,13 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# /init of the benchmark initramfs (scripts/bench.sh; busybox sh).  Runs
+# /init of the benchmark initramfs (scripts/bench/bench.sh; busybox sh).  Runs
 # /perf-bench once and powers off.  Kernel command line knobs:
 #   bench.reps=N      repetitions per metric (perf-bench -r, default 7)
 #   bench.scale=F     iteration count scale (perf-bench -s, default 1)
 #   bench.settle=MS   idle time before each repetition (perf-bench -z, default 20)
 #   bench.only=a,b    run only these metrics (default all)
-# Console protocol (parsed by scripts/bench-report.py): perf-bench's
+# Console protocol (parsed by scripts/bench/bench-report.py): perf-bench's
 # @@BENCH* lines, framed by
 #   @@BENCH-INIT kernel=<release> cpus=<n> uptime=<s>
 #   @@BENCH-EXIT <perf-bench exit status>

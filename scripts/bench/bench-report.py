@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench-report.py [--out FILE] OURS.log STOCK.log
 
-Turn the serial logs of two perf-bench guests (scripts/bench.sh) into one
+Turn the serial logs of two perf-bench guests (scripts/bench/bench.sh) into one
 table: metric, ours, stock, ours/stock (medians, ns per operation).
 Exit status 1 if any metric failed or is missing in either log, or either
 guest did not finish (crash, hang, host timeout)."""

@@ -6,12 +6,12 @@
 # directories/files does not resolve into this repository.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$ROOT/build/linux
 bad=0
 
 owned=$(cat "$T/.harness-owned" 2>/dev/null) || {
-	echo "check-tree.sh: $T not prepared (scripts/prepare-tree.sh ours)" >&2
+	echo "check-tree.sh: $T not prepared (scripts/kernel/prepare-tree.sh ours)" >&2
 	exit 1
 }
 

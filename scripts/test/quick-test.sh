@@ -12,7 +12,7 @@
 # Logs: build/logs/quick-<pid>-smp<N>.log.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build
 smps=2 kernel=
 while getopts s:k: opt; do
@@ -38,7 +38,7 @@ trap 'rm -f "$list" "$initrd" "${initrd%.cpio.gz}.list"' EXIT
 awk -v names=" $* " '!/^#/ && NF && index(names, " " $1 " ")' \
 	"$ROOT/tools/testing/selftests/perf_events/tests.list" > "$list"
 [ -s "$list" ] || { echo "quick-test.sh: no tests.list line for: $*" >&2; exit 2; }
-"$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -t "$list:$B/ptests" \
+"$ROOT/scripts/guest/mkinitramfs.sh" -o "$initrd" -t "$list:$B/ptests" \
 	$(for m in "$B"/testmods/*.ko; do [ -f "$m" ] && echo "-m $m"; done)
 mkdir -p "$B/logs"
-exec "$ROOT/scripts/run-tests.sh" "$tag" "$kernel" "$initrd" "$smps"
+exec "$ROOT/scripts/test/run-selftests.sh" "$tag" "$kernel" "$initrd" "$smps"

@@ -8,7 +8,7 @@
 #   ptest=cmd  run /etc/ptest-cmd if present (then power off), otherwise a
 #              perf stat demo followed by an interactive shell on the console
 #
-# Console protocol (parsed by scripts/parse-results.py):
+# Console protocol (parsed by scripts/test/parse-results.py):
 #   @@INIT uptime=<s> cpus=<n>
 #   @@BEGIN <name>
 #   ...test output (kselftest TAP)...

@@ -12,7 +12,7 @@
 # builds hold), unless the caller already holds it (HARNESS_KBUILD_LOCKED=1).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build
 TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 

@@ -17,26 +17,26 @@
 # and ccache serves what our subsystem does not change (95% of the objects).
 #
 # "check" compiles, with the same config, only what talks to the perf
-# subsystem (scripts/distro-users.sh lists it: the core kernel directories
+# subsystem (scripts/distro/distro-users.sh lists it: the core kernel directories
 # and every other object that uses our interfaces), without linking, and
 # reports the objects that fail: an hour instead of many, to run after a
 # change of include/linux/perf_event.h or of what we export.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build
 JOBS=${JOBS:-3}
 kind=${1:?ours or stock}
 mode=${2:-build}
 
-[ "${HARNESS_KBUILD_LOCKED:-}" = 1 ] || exec "$ROOT/scripts/locked.sh" kbuild "$0" "$@"
+[ "${HARNESS_KBUILD_LOCKED:-}" = 1 ] || exec "$ROOT/scripts/host/locked.sh" kbuild "$0" "$@"
 
 case $kind in
-ours)	obj=$B/obj-distro src=$B/linux; "$ROOT/scripts/prepare-tree.sh" ours
-	"$ROOT/scripts/check-tree.sh" ;;
+ours)	obj=$B/obj-distro src=$B/linux; "$ROOT/scripts/kernel/prepare-tree.sh" ours
+	"$ROOT/scripts/kernel/check-tree.sh" ;;
 stock)	obj=$B/obj-distro-stock src=$B/linux-stock
 	if [ -z "${DISTRO_STOCK_NS:-}" ]; then
-		"$ROOT/scripts/prepare-tree.sh" stock
+		"$ROOT/scripts/kernel/prepare-tree.sh" stock
 		# ccache hashes the paths of the sources: build the base
 		# tree where ours is (a private mount namespace binds it
 		# there), so that what our subsystem does not touch, most
@@ -58,7 +58,7 @@ deb=/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
 
 shown=${obj#"$ROOT"/}
 [ -z "${DISTRO_STOCK_NS:-}" ] || shown=build/obj-distro-stock
-. "$ROOT/scripts/kmake.sh"
+. "$ROOT/scripts/kernel/kmake.sh"
 
 mkdir -p "$obj"
 sum=$( { cat "$src/.harness-unpacked"; sha256sum "$deb" "$0"; } | sha256sum)
@@ -85,7 +85,7 @@ fi
 if [ "$mode" = check ]; then
 	log=$B/logs/distro-check-$kind.log
 	mkdir -p "$B/logs"
-	targets=$("$ROOT/scripts/distro-users.sh" "$src" "$obj/.config")
+	targets=$("$ROOT/scripts/distro/distro-users.sh" "$src" "$obj/.config")
 	echo "  CHECK   $shown: $(echo "$targets" | wc -w) targets (Debian's config, -j$JOBS, log: ${log#"$ROOT"/})"
 	start=$(date +%s)
 	rc=0
@@ -123,7 +123,7 @@ perf record -q -o /tmp/p.data -F 999 -g -- sh -c "i=0; while [ \$i -lt 100000 ];
 perf report -i /tmp/p.data --stdio --sort comm,dso 2>/dev/null | grep -v "^#" | grep -v "^$" | head -8
 ls /sys/bus/event_source/devices/'
 initrd=$B/initramfs-distro-$kind.cpio.gz
-"$ROOT/scripts/locked.sh" test "$ROOT/scripts/mkinitramfs.sh" -o "$initrd" \
+"$ROOT/scripts/host/locked.sh" test "$ROOT/scripts/guest/mkinitramfs.sh" -o "$initrd" \
 	-b "$B/initramfs-test.cpio.gz" -c "$demo"
 log=$B/logs/distro-$kind.log
 mkdir -p "$B/logs"
@@ -135,7 +135,7 @@ if [ -x "$B/pmu-qemu/qemu-system-x86_64" ]; then
 fi
 # cmd mode is the console on stdout: the log is what it printed
 rc=0
-env "${model[@]}" SMP=2 QEMU_TIMEOUT=900 "$ROOT/scripts/boot.sh" \
+env "${model[@]}" SMP=2 QEMU_TIMEOUT=900 "$ROOT/scripts/guest/boot.sh" \
 	"$obj/arch/x86/boot/bzImage" "$initrd" cmd > "$log" 2>&1 < /dev/null || rc=$?
 demo_out=$(tr -d '\r' < "$log" | sed -n '/^@@CMD /,/^@@CMD-EXIT/p')
 echo "$demo_out"

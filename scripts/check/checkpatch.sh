@@ -10,7 +10,7 @@
 # "FAIL checkpatch: ..." there (only ERRORs fail; warnings are reported).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 result=${1:-}
 # The argument is overwritten: never take a source file for it (running
 # "checkpatch.sh some/file.c" once replaced that file with the result)
@@ -19,7 +19,7 @@ case $result in
 	echo "checkpatch.sh: '$result' is a RESULT-FILE (overwritten), not a file to check" >&2
 	exit 2 ;;
 esac
-"$ROOT/scripts/prepare-tree.sh" stock
+"$ROOT/scripts/kernel/prepare-tree.sh" stock
 cp=$ROOT/build/linux-stock/scripts/checkpatch.pl
 
 cd "$ROOT"

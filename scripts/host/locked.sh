@@ -11,7 +11,7 @@
 # a nested call for a lock this process tree already holds just runs CMD.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 name=$1; shift
 case $name in
 kbuild)	var=HARNESS_KBUILD_LOCKED ;;

@@ -28,7 +28,7 @@
 # seeds, the counts and the first report.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build
 kernel=$1 base=$2
 FUZZ_MIN=${FUZZ_MIN:-30}
@@ -126,11 +126,11 @@ echo @@FUZZ-FTRACE toggles=\$i
 wait
 echo @@FUZZ-END"
 fi
-"$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -b "$base" -c "$cmd"
+"$ROOT/scripts/guest/mkinitramfs.sh" -o "$initrd" -b "$base" -c "$cmd"
 
 start=$(date +%s)
 env ${model[@]+"${model[@]}"} SMP=$SMP QUIET=1 QEMU_TIMEOUT=$(( secs + 1800 )) \
-	APPEND="${APPEND:-}" "$ROOT/scripts/boot.sh" "$kernel" "$initrd" cmd > "$log" 2>&1 || true
+	APPEND="${APPEND:-}" "$ROOT/scripts/guest/boot.sh" "$kernel" "$initrd" cmd > "$log" 2>&1 || true
 echo "  FUZZ    seed $FUZZ_SEED, $FUZZ_MIN min at smp $SMP${FUZZ_CPU:+ on $FUZZ_CPU}, $(( $(date +%s) - start ))s; log $log"
 
 REPORT_RE='WARNING:|BUG:|kernel BUG at|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|rcu_sched self-detected stall|rcu: INFO|soft lockup|hard LOCKUP|Oops|general protection fault|refcount_t:|list_add corruption|list_del corruption|UBSAN|sleeping function called from invalid context|blocked for more than|Kernel panic'

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run-tests.sh LABEL KERNEL INITRD "SMPS" [RESULT-FILE...]
+# run-selftests.sh LABEL KERNEL INITRD "SMPS" [RESULT-FILE...]
 #
 # Boot KERNEL+INITRD once per CPU count in SMPS (e.g. "2 1") in ptest=run
 # mode, logging the serial console to build/logs/LABEL-smpN.log, then parse
@@ -13,7 +13,7 @@
 # so, and their logs are only parsed.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 label=$1 kernel=$2 initrd=$3 smps=$4; shift 4
 list=${initrd%.cpio.gz}.list
 # Boot the model's QEMU where it is built (make test builds it first): its
@@ -36,12 +36,12 @@ for n in $smps; do
 	case " ${RUN_TESTS_BOOTED:-} " in
 	*" $n "*) [ -f "$log" ] || echo "  NOTE    no $log: smp$n did not boot" ;;
 	*)	rm -f "$log"
-		SMP=$n "$ROOT/scripts/boot.sh" "$kernel" "$initrd" run "$log" ;;
+		SMP=$n "$ROOT/scripts/guest/boot.sh" "$kernel" "$initrd" run "$log" ;;
 	esac
 	args+=(--boot "smp$n:$n:$list:$log")
 done
 [ "${RUN_TESTS_BOOT_ONLY:-}" != 1 ] || exit 0
 for r in "$@"; do args+=(--result "$r"); done
 echo "  RESULTS serial logs: build/logs/$label-smp*.log"
-exec python3 "$ROOT/scripts/parse-results.py" "${args[@]}" \
+exec python3 "$ROOT/scripts/test/parse-results.py" "${args[@]}" \
 	--summary "$ROOT/build/logs/$label.summary"

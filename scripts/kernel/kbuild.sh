@@ -4,19 +4,19 @@
 # kbuild.sh ours|stock <objdir> <fragment>... -- <make target>...
 #
 # Configure (only when a fragment or the tree changed) and build a kernel.
-# Runs under build/.kbuild.lock (scripts/locked.sh kbuild), taking it
+# Runs under build/.kbuild.lock (scripts/host/locked.sh kbuild), taking it
 # itself if the caller does not hold it.
 #
 # Config: x86_64 tinyconfig + merge_config.sh -m <fragments> + olddefconfig,
-# then scripts/check-config.sh verifies the requested options stuck.
+# then scripts/kernel/check-config.sh verifies the requested options stuck.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build
 JOBS=${JOBS:-3}
 
 # Take build/.kbuild.lock unless the caller holds it already.
-[ "${HARNESS_KBUILD_LOCKED:-}" = 1 ] || exec "$ROOT/scripts/locked.sh" kbuild "$0" "$@"
+[ "${HARNESS_KBUILD_LOCKED:-}" = 1 ] || exec "$ROOT/scripts/host/locked.sh" kbuild "$0" "$@"
 
 kind=$1 obj=$(readlink -m "$2"); shift 2
 frags=()
@@ -25,17 +25,17 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do frags+=("$(readlink -f "$1")"); shift; 
 targets=("$@")
 
 
-"$ROOT/scripts/prepare-tree.sh" "$kind"
+"$ROOT/scripts/kernel/prepare-tree.sh" "$kind"
 case $kind in
-ours)	src=$B/linux; "$ROOT/scripts/check-tree.sh" ;;
+ours)	src=$B/linux; "$ROOT/scripts/kernel/check-tree.sh" ;;
 stock)	src=$B/linux-stock ;;
 esac
 
-. "$ROOT/scripts/kmake.sh"
+. "$ROOT/scripts/kernel/kmake.sh"
 
 mkdir -p "$obj"
 sum=$( { cat "$src/.harness-unpacked" "${frags[@]}"
-	 sha256sum "$ROOT/scripts/kbuild.sh"; } | sha256sum | cut -d' ' -f1)
+	 sha256sum "$ROOT/scripts/kernel/kbuild.sh"; } | sha256sum | cut -d' ' -f1)
 # No fragments: a no-config target such as headers_install.
 if [ ${#frags[@]} -gt 0 ] &&
    { [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.harness-config" 2>/dev/null)" != "$sum" ]; }; then
@@ -46,7 +46,7 @@ if [ ${#frags[@]} -gt 0 ] &&
 		"$obj/.config" "${frags[@]}") > "$obj/merge_config.log" 2>&1 ||
 		{ cat "$obj/merge_config.log"; exit 1; }
 	kmake olddefconfig
-	"$ROOT/scripts/check-config.sh" "$obj/.config" "${frags[@]}"
+	"$ROOT/scripts/kernel/check-config.sh" "$obj/.config" "${frags[@]}"
 	echo "$sum" > "$obj/.harness-config"
 fi
 

@@ -9,7 +9,7 @@
 # metric, ours, stock, ours/stock.  Exit status 1 if a metric failed or
 # is missing in either kernel (or a boot crashed or timed out).
 #
-# Both kernels boot with identical QEMU settings: those of scripts/boot.sh
+# Both kernels boot with identical QEMU settings: those of scripts/guest/boot.sh
 # (TCG, 2G, SMP 2 as 2 sockets) on the TCG PMU model's QEMU and CPU
 # (build/pmu-qemu, -cpu Skylake-PMU: hardware counters, so that the PMI
 # path is measured too; "make pmu-qemu"), or without it on the system's
@@ -34,7 +34,7 @@
 # (the table).  Runs under build/.bench.lock.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build
 BZ=arch/x86/boot/bzImage
 ours=$(readlink -m "${1:-$B/obj-bench/$BZ}")
@@ -85,7 +85,7 @@ trap cleanup EXIT
 	for a in $(bin/busybox --list-full); do
 		[ -e "$a" ] || ln -s /bin/busybox "$a"
 	done
-	install -m 755 "$ROOT/scripts/bench-init.sh" init
+	install -m 755 "$ROOT/scripts/bench/bench-init.sh" init
 	install -m 755 "$B/perf-bench/perf-bench" perf-bench
 	mknod -m 600 dev/console c 5 1
 	mknod -m 666 dev/null c 1 3
@@ -159,7 +159,7 @@ else
 fi
 
 rc=0
-python3 "$ROOT/scripts/bench-report.py" --out "$B/logs/bench.txt" \
+python3 "$ROOT/scripts/bench/bench-report.py" --out "$B/logs/bench.txt" \
 	"${logs[0]}" "${logs[1]}" || rc=$?
 echo "  BENCH   total $(( $(date +%s) - start ))s; serial logs build/logs/bench-{ours,stock}.log"
 exit $rc

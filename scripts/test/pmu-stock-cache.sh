@@ -29,7 +29,7 @@
 # them). The packages in the full key are the ones the build and the
 # boots use (the harness's and the model's dependencies, the toolchain,
 # QEMU), not everything installed. (The model's own build dependencies
-# are left out: its deps.sh installs them between the two lookups of one
+# are left out: its qemu-deps.sh installs them between the two lookups of one
 # make test, and the QEMU source version is keyed by
 # qemu-system-x86's.)
 #
@@ -44,7 +44,7 @@
 # nothing).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DIR=${XDG_CACHE_HOME:-$HOME/.cache}/perf-harness
 REPO_DIR=$ROOT/tools/testing/pmu-model/stock-results
 # what the stock run is made of, beyond the tracked files
@@ -54,13 +54,9 @@ NOT_KEYED=(':!kernel/events' ':!arch/x86/events' ':!include/linux'
 	':!tools/testing/selftests' ':!tools/testing/perf-bench'
 	':!Documentation' ':!*.md' ':!README*' ':!.gitignore' ':!.ci'
 	':!tools/testing/pmu-model/stock-results'
-	':!scripts/bench-init.sh' ':!scripts/bench-report.py'
-	':!scripts/bench.sh' ':!scripts/checkpatch.sh'
-	':!scripts/distro-users.sh' ':!scripts/distro.sh' ':!scripts/fuzz.sh'
-	':!scripts/perf-diff.sh' ':!scripts/perf-options.py'
-	':!scripts/quick-test.sh' ':!scripts/run-tests.sh'
-	':!scripts/check-layers.py'
-	':!scripts/pmu-stock-cache.sh')
+	':!scripts/bench' ':!scripts/check' ':!scripts/distro' ':!scripts/fuzz'
+	':!scripts/test/quick-test.sh' ':!scripts/test/run-selftests.sh'
+	':!scripts/test/pmu-stock-cache.sh')
 PERF_SYS_H=tools/testing/selftests/perf_events/perf_sys.h
 
 # the installed versions of the packages the stock run is made of

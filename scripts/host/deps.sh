@@ -15,7 +15,7 @@ libpfm4-dev clang libbpf-dev"
 # The PMU model's QEMU build (tools/testing/pmu-model) installs its own
 # (and a deb-src entry): here too, so that all of apt runs up front and
 # never beside a build (make test builds the kernel and QEMU at once).
-"$(dirname "$0")/../tools/testing/pmu-model/deps.sh"
+"$(dirname "$0")/../../tools/testing/pmu-model/qemu-deps.sh"
 
 # shellcheck disable=SC2086
 installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' $PKGS 2>/dev/null |

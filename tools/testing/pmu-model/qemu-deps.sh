@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# deps.sh: what building the PMU model's QEMU needs on Debian 12: a deb-src
+# qemu-deps.sh: what building the PMU model's QEMU needs on Debian 12: a deb-src
 # entry for the archive the system already uses (for "apt-get source
 # qemu") and the build dependencies of a minimal qemu-system-x86_64.
 # Fast no-op when everything is there.

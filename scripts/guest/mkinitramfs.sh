@@ -8,7 +8,7 @@
 # guest's ptest=cmd mode runs it instead of the interactive shell).
 #
 # Build the guest initramfs: busybox-static with its applet links, /init
-# (scripts/guest-init.sh), root + unprivileged "tester" (uid/gid 1000),
+# (scripts/guest/guest-init.sh), root + unprivileged "tester" (uid/gid 1000),
 # runas, Debian's perf and gdb with their shared libraries, and the tests:
 #   -t LIST:BINDIR  every entry "<binary> <root|user> [timeout]" of LIST,
 #                   binary taken from BINDIR, installed as /tests/<binary>
@@ -26,7 +26,7 @@
 # sibling OUT-without-.cpio.gz + ".list" for the host-side parser.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build
 out= lists=() ups=() extras=() mods=() base= cmd= bpftrace=
 while getopts o:t:u:b:c:x:m:B opt; do
@@ -69,7 +69,7 @@ for a in $(bin/busybox --list-full); do
 	[ -e "$a" ] || ln -s /bin/busybox "$a"
 done
 
-install -m 755 "$ROOT/scripts/guest-init.sh" init
+install -m 755 "$ROOT/scripts/guest/guest-init.sh" init
 install -m 755 "$B/runas" usr/bin/runas
 
 cat > etc/passwd <<'PW'

@@ -57,12 +57,12 @@ fi
 log=${log:-/dev/null}
 mkdir -p "$(dirname "$log")"
 
-# BOOT_SLOTS=DIR (scripts/slots.sh): boots started side by side share the
+# BOOT_SLOTS=DIR (scripts/host/slots.sh): boots started side by side share the
 # host's CPUs. An -icount boot runs its vCPUs on one TCG thread and takes
 # one slot; an MTTCG boot takes one per vCPU. A boot waits until it holds
 # all it needs, so that no guest's timing suffers from a host with more
 # busy threads than CPUs; QEMU inherits the locks, which go with it.
-. "$(dirname "$0")/slots.sh"
+. "$(dirname "$0")/../host/slots.sh"
 if [ -n "${ICOUNT:-}" ]; then slots_take 1; else slots_take "$SMP"; fi
 
 echo "  BOOT    ${kernel##*/build/} smp=$SMP timeout=${QEMU_TIMEOUT}s log=$log"

@@ -19,7 +19,7 @@
 # either guest's log fails the run.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build
 ours=$1 stock=$2 base=$3
 SEEDS=${DIFF_SEEDS:-1 2 3}
@@ -53,12 +53,12 @@ echo @@DIFF-END"
 REPORT_RE='WARNING:|BUG:|kernel BUG at|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|soft lockup|hard LOCKUP|Oops|general protection fault|refcount_t:|list_add corruption|list_del corruption|UBSAN|sleeping function called from invalid context|Kernel panic'
 initrd=$B/initramfs-diff$$.cpio.gz
 trap 'rm -f "$initrd" "${initrd%.cpio.gz}.list"' EXIT
-"$ROOT/scripts/mkinitramfs.sh" -o "$initrd" -b "$base" -c "$cmd"
+"$ROOT/scripts/guest/mkinitramfs.sh" -o "$initrd" -b "$base" -c "$cmd"
 
 for k in ours stock; do
 	kernel=$ours
 	[ $k = stock ] && kernel=$stock
-	env ${model[@]+"${model[@]}"} SMP=2 QUIET=1 QEMU_TIMEOUT=${DIFF_TIMEOUT:-1800} "$ROOT/scripts/boot.sh" \
+	env ${model[@]+"${model[@]}"} SMP=2 QUIET=1 QEMU_TIMEOUT=${DIFF_TIMEOUT:-1800} "$ROOT/scripts/guest/boot.sh" \
 		"$kernel" "$initrd" cmd > "$out/$k.log" 2>&1 || true
 	grep -a -q '@@DIFF-END' "$out/$k.log" ||
 		{ echo "FAIL diff: the $k kernel did not finish (see $out/$k.log)"; exit 1; }
