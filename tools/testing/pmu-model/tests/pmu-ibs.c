@@ -1014,6 +1014,42 @@ static int in_loop(uint64_t ip)
 }
 
 /*
+ * run() over ITERS iterations of ibs_loop, with the task's core cycles
+ * counter on and off beside the IBS event (run_cfd) when @count_cycles.
+ * IBS counting cycles counts the kernel's too: the ticks and interrupts
+ * (the sampling NMIs among them) that land in the loop, some 25k
+ * instructions each on a debug kernel, can make a sample or two more
+ * than the loop's own cycles. *@most is the most samples the loop may
+ * hold: one more than the periods of all the cycles counted (*@all),
+ * and never fewer than @want + 1 (counting ops, or with no counter).
+ */
+static int run_counted(struct run *r, struct perf_event_attr *a, int cpuwide,
+		       int count_cycles, long want, long *most, uint64_t *all)
+{
+	struct perf_event_attr ca = {
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.disabled = 1,
+	};
+	int cfd = count_cycles ? sys_open(&ca, 0, -1, -1) : -1;
+	int ret;
+
+	*all = 0;
+	run_cfd = cfd;
+	ret = run(r, a, cpuwide, run_loop, (void *)(long)ITERS, 0);
+	run_cfd = -1;
+	if (cfd >= 0) {
+		if (ret < 0 || read(cfd, all, sizeof(*all)) != sizeof(*all))
+			*all = 0;
+		close(cfd);
+	}
+	*most = *all ? (long)(*all / PERIOD) + 1 : want + 1;
+	if (*most < want + 1)
+		*most = want + 1;
+	return ret;
+}
+
+/*
  * ibs_op on this task over ITERS iterations of ibs_loop, counting ops
  * (cnt_ctl) or cycles (2 an instruction): the samples in the loop, each
  * on the tagged instruction with the registers of struct perf_ibs_data
@@ -1027,49 +1063,22 @@ static void op_case(const char *name, uint64_t config, int cpuwide)
 		.sample_type = ST_ALL,
 		.disabled = 1,
 	};
-	/*
-	 * Counting cycles, IBS counts the kernel's too: the ticks and
-	 * interrupts (the sampling NMIs among them) that land in the loop
-	 * can make a sample or two more than the loop's own cycles, as
-	 * many as the kernel's cycles there make periods (precise_case()).
-	 * The task's core cycles counter says how many there were in all.
-	 */
-	struct perf_event_attr ca = {
-		.type = PERF_TYPE_HARDWARE,
-		.config = PERF_COUNT_HW_CPU_CYCLES,
-		.disabled = 1,
-	};
 	int cnt_ctl = !!(config & IBS_OP_CNT_CTL);
 	long want = (long)LOOP_OPS * (cnt_ctl ? 1 : 2) / PERIOD, most;
 	uint32_t tid = syscall(SYS_gettid);
 	int i, in = 0, other = 0, loads = 0, l1 = 0, ok_raw = 1, ok_ip = 1;
-	int ok_ld = 1, ok_nomem = 1, nomem = 0, ok_src = 1, cfd = -1;
-	uint64_t all = 0;
+	int ok_ld = 1, ok_nomem = 1, nomem = 0, ok_src = 1;
+	uint64_t all;
 	struct run r;
 	char what[240];
 
-	if (!cnt_ctl)
-		cfd = sys_open(&ca, 0, -1, -1);
-	run_cfd = cfd;
-	if (run(&r, &a, cpuwide, run_loop, (void *)(long)ITERS, 0) < 0) {
+	/* counting cycles, the kernel's in the loop count too */
+	if (run_counted(&r, &a, cpuwide, !cnt_ctl, want, &most, &all) < 0) {
 		snprintf(what, sizeof(what), "%s: opened and mapped (%s)",
 			 name, strerror(errno));
 		check(0, what);
-		run_cfd = -1;
-		if (cfd >= 0)
-			close(cfd);
 		return;
 	}
-	run_cfd = -1;
-	if (cfd >= 0) {
-		if (read(cfd, &all, sizeof(all)) != sizeof(all))
-			all = 0;
-		close(cfd);
-	}
-	/* without the counter (or counting ops), one more than the loop's */
-	most = all ? (long)(all / PERIOD) + 1 : want + 1;
-	if (most < want + 1)
-		most = want + 1;
 	for (i = 0; i < r.n; i++) {
 		struct sample *s = &samples[i];
 		uint64_t ctl = raw_reg(s, OP_CTL), d3 = raw_reg(s, OP_DATA3);
@@ -1288,21 +1297,9 @@ static void precise_case(int p)
 		.sample_type = ST_ALL,
 		.disabled = 1,
 	};
-	/*
-	 * IBS counts the kernel's cycles too: the ticks and interrupts that
-	 * land in the loop (some 25k instructions each on a debug kernel)
-	 * move the count on, so the loop can hold a sample or two more than
-	 * its own cycles make. The task's core cycles counter, on and off
-	 * with the IBS event (run_cfd), says how many there were in all.
-	 */
-	struct perf_event_attr ca = {
-		.type = PERF_TYPE_HARDWARE,
-		.config = PERF_COUNT_HW_CPU_CYCLES,
-		.disabled = 1,
-	};
 	long want = (long)LOOP_OPS * 2 / PERIOD, most;
-	int i, in = 0, ok = 1, cfd;
-	uint64_t all = 0;
+	int i, in = 0, ok = 1;
+	uint64_t all;
 	struct run r;
 	char what[200];
 
@@ -1311,25 +1308,13 @@ static void precise_case(int p)
 			     "cycles:ppp");
 		return;
 	}
-	cfd = sys_open(&ca, 0, -1, -1);
-	run_cfd = cfd;
-	if (run(&r, &a, 0, run_loop, (void *)(long)ITERS, 0) < 0) {
+	/* IBS counts the kernel's cycles in the loop too */
+	if (run_counted(&r, &a, 0, 1, want, &most, &all) < 0) {
 		snprintf(what, sizeof(what), "cycles:%d opens (%s)", p,
 			 strerror(errno));
 		check(0, what);
-		run_cfd = -1;
-		if (cfd >= 0)
-			close(cfd);
 		return;
 	}
-	run_cfd = -1;
-	if (cfd >= 0) {
-		if (read(cfd, &all, sizeof(all)) != sizeof(all))
-			all = 0;
-		close(cfd);
-	}
-	/* without the counter, one more than the loop's own */
-	most = all ? (long)(all / PERIOD) + 1 : want + 1;
 	printf("# cycles:%d: %llu cycles in all while it sampled (%ld periods)\n",
 	       p, (unsigned long long)all, (long)(all / PERIOD));
 	for (i = 0; i < r.n; i++) {
