@@ -24,7 +24,7 @@ import re
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DESIGN = os.path.join(ROOT, 'Documentation/perf-core/design.rst')
 # the one upward call the order allows: (caller's file, symbol)
 CALLBACK = {'perf_event_free'}

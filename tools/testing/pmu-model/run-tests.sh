@@ -33,7 +33,7 @@
 # The guests boot with nmi_watchdog=0; the initramfs also carries the
 # kernel's KVM modules and the model's test modules (modules/, built
 # against the kernel under test) in /tests/modules, and pmu-kvm.
-# PMU_QEMU overrides the QEMU binary.  Prints PASS/FAIL per test and "N passed, N failed" (build/logs/pmu.summary);
+# PMU_QEMU overrides the QEMU binary.  Prints PASS/FAIL per test and "N passed, N failed" (build/logs/pmu[-TAG].summary);
 # RESULT-FILE gets the PASS/FAIL lines in parse-results.py --result form.
 # Exit status 1 if anything failed.
 set -euo pipefail
@@ -134,7 +134,9 @@ boot() { # CPU SMP LOG
 }
 
 slots_drop
-checks=$logs/pmu-boot.result
+# per tag: a run with another PMU_TAG may go on beside this one
+out=$logs/pmu${PMU_TAG:+-$PMU_TAG}
+checks=$out-boot.result
 : > "$checks"
 args=()
 firsts=()
@@ -228,12 +230,12 @@ fi
 
 status=0
 python3 "$ROOT/scripts/test/parse-results.py" "${args[@]}" --result "$checks" \
-	--summary "$logs/pmu.summary" > "$logs/pmu.out" || status=$?
-cat "$logs/pmu.out"
+	--summary "$out.summary" > "$out.out" || status=$?
+cat "$out.out"
 if [ -n "$result" ]; then
 	# parse-results.py --result form: "PASS name[: skip]", "FAIL name: why",
 	# each failure's "---- name:" and "  | " lines of what it printed
-	grep -E '^(PASS|FAIL) |^---- |^  [|] ' "$logs/pmu.out" |
+	grep -E '^(PASS|FAIL) |^---- |^  [|] ' "$out.out" |
 		sed -E 's/^PASS ([^ ]+) \(skipped\)$/PASS \1: skip/' > "$result" || true
 fi
 exit $status
