@@ -58,6 +58,8 @@ struct perf_event_context;
 struct perf_cgroup;
 struct perf_sample_data;
 struct perf_buffer;
+struct perf_aux_area;
+struct perf_output_handle;
 struct pmu;
 struct ctl_table;
 struct bpf_prog;
@@ -258,6 +260,25 @@ struct pmu {
 	size_t				task_ctx_size;
 	int  (*check_period)(struct perf_event *event, u64 value);
 	int  (*filter)(struct pmu *pmu, int cpu);
+
+	/*
+	 * The AUX area (kernel/events/aux.c), for PMUs that write a stream
+	 * of their own (instruction and branch tracers). setup_aux() gets
+	 * the area's pages as kernel addresses, in order (the first page of
+	 * each physically contiguous chunk has the chunk's order in
+	 * page_private()), and returns the driver's state for it, or NULL to
+	 * refuse it (ENOMEM); free_aux() gets that state back, in process
+	 * context, once no output handle uses the area any more. Both sleep.
+	 */
+	void *(*setup_aux)(struct perf_event *event, void **pages,
+			   int nr_pages, bool overwrite);
+	void (*free_aux)(void *aux);
+	/* copy up to @size bytes of the newest AUX data into a sample */
+	long (*snapshot_aux)(struct perf_event *event,
+			     struct perf_output_handle *handle,
+			     unsigned long size);
+	/* may @event write its records into its leader's AUX area? */
+	int  (*aux_output_match)(struct perf_event *event);
 };
 
 /* the software PMUs' task-context slot, kept for drivers that name it */
@@ -275,6 +296,8 @@ enum perf_addr_filter_action_t {
 #define PERF_ATTACH_SCHED_CB	0x08
 /* the event holds a user of the callchain buffers (perf_callchain_get) */
 #define PERF_ATTACH_CALLCHAIN	0x10
+/* the driver reported where the trace starts: no more ITRACE_START */
+#define PERF_ATTACH_ITRACE	0x20
 
 /**
  * enum perf_event_state - where an event is in its life
@@ -583,6 +606,9 @@ struct perf_output_handle {
 	unsigned long			size;
 	void				*addr;
 	unsigned long			left;
+	/* an AUX handle: the area, and the record's PERF_AUX_FLAG_* */
+	struct perf_aux_area		*aux;
+	u64				aux_flags;
 };
 
 /* every member of @leader's group but the leader; the group is stable */
@@ -745,9 +771,10 @@ static inline bool is_kernel_event(struct perf_event *event)
 	return event->owner == NULL && event->filp == NULL;
 }
 
+/* Does @event's PMU write an AUX area (pmu->setup_aux)? */
 static inline bool has_aux(struct perf_event *event)
 {
-	return false;
+	return event->pmu->setup_aux != NULL;
 }
 
 /*
@@ -832,6 +859,18 @@ void perf_event_text_poke(const void *addr, const void *old_bytes,
 			  size_t old_len, const void *new_bytes,
 			  size_t new_len);
 void perf_event_itrace_started(struct perf_event *event);
+
+/* The AUX area's output API (kernel/events/aux.c), for AUX PMU drivers. */
+void *perf_aux_output_begin(struct perf_output_handle *handle,
+			    struct perf_event *event);
+void perf_aux_output_end(struct perf_output_handle *handle,
+			 unsigned long size);
+int perf_aux_output_skip(struct perf_output_handle *handle,
+			 unsigned long size);
+void *perf_get_aux(struct perf_output_handle *handle);
+void perf_aux_output_flag(struct perf_output_handle *handle, u64 flags);
+void perf_report_aux_output_id(struct perf_event *event, u64 hw_id);
+void perf_log_lost_samples(struct perf_event *event, u64 lost);
 
 /* Tracepoint events (kernel/trace/trace_event_perf.c and tracepoints). */
 void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size,

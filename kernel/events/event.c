@@ -61,6 +61,19 @@ void perf_event_queue_pending(struct perf_event *event)
 		irq_work_queue(&event->pending_irq);
 }
 
+/**
+ * perf_event_disable_inatomic - disable @event from an overflow or a PMI
+ * @event: the event
+ *
+ * The disable itself takes the context lock, so it is done from the
+ * event's irq_work, on this CPU, right after the caller returns.
+ */
+void perf_event_disable_inatomic(struct perf_event *event)
+{
+	WRITE_ONCE(event->pending_disable, 1);
+	perf_event_queue_pending(event);
+}
+
 static LLIST_HEAD(perf_free_list);
 
 static void perf_free_work_fn(struct work_struct *work)

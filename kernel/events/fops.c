@@ -117,6 +117,9 @@ int perf_event_set_output(struct perf_event *event, struct perf_event *output)
 		err = -EINVAL;
 	else if (output->attr.write_backward != event->attr.write_backward)
 		err = -EINVAL;
+	/* an AUX area is written by one PMU's driver, in its own format */
+	else if (has_aux(event) && has_aux(output) && event->pmu != output->pmu)
+		err = -EINVAL;
 	else
 		err = perf_buffer_set_output(event, output);
 out:
@@ -217,6 +220,9 @@ static long perf_compat_ioctl(struct file *file, unsigned int cmd,
 
 static int perf_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	/* a mapping past the data pages is the AUX area */
+	if (vma->vm_pgoff)
+		return perf_aux_mmap(file->private_data, vma);
 	return perf_buffer_mmap(file->private_data, vma);
 }
 

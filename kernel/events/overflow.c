@@ -250,19 +250,6 @@ int perf_event_overflow(struct perf_event *event,
 EXPORT_SYMBOL_GPL(perf_event_overflow);
 
 /**
- * perf_event_disable_inatomic - disable @event from an overflow
- * @event: the event
- *
- * The disable itself takes the context lock, so it is done from the
- * event's irq_work, on this CPU, right after the overflow returns.
- */
-void perf_event_disable_inatomic(struct perf_event *event)
-{
-	WRITE_ONCE(event->pending_disable, 1);
-	perf_event_queue_pending(event);
-}
-
-/**
  * perf_swevent_hit - count @nr occurrences of a kernel-counted event
  * @event: the event
  * @nr: the number of occurrences

@@ -141,10 +141,21 @@ static void perf_sb_iterate(perf_sb_fn fn, void *data,
  * Write a record of @size bytes (trailer excluded): @header, then @body,
  * then @tail (a string or bytes, zero padded to @size), then sample_id.
  */
-static void perf_sb_write(struct perf_event *event,
-			  struct perf_event_header *header,
-			  const void *body, unsigned int body_size,
-			  const void *tail, unsigned int tail_size)
+/**
+ * perf_sb_write - write one record of @event: @header, @body, @tail, padding
+ * @event: the event whose buffer gets it (an inherited copy's origin's)
+ * @header: the record's type and misc; its size is set here
+ * @body: the fixed part
+ * @body_size: its size
+ * @tail: a variable part (a name), or NULL
+ * @tail_size: its size
+ *
+ * The record is padded to a u64 boundary and ends with the event's
+ * sample_id. Nothing is written when there is no room (counted lost).
+ */
+void perf_sb_write(struct perf_event *event, struct perf_event_header *header,
+		   const void *body, unsigned int body_size,
+		   const void *tail, unsigned int tail_size)
 {
 	struct perf_output_handle handle;
 	struct perf_sample_data data;

@@ -42,6 +42,7 @@ static struct perf_buffer *perf_buffer_alloc(struct perf_event *event,
 	refcount_set(&rb->refcount, 1);
 	spin_lock_init(&rb->event_lock);
 	INIT_LIST_HEAD(&rb->event_list);
+	mutex_init(&rb->aux_mutex);
 
 	if (event->attr.watermark)
 		rb->watermark = min_t(long, size, event->attr.wakeup_watermark);
@@ -168,13 +169,17 @@ void perf_buffer_wakeup(struct perf_event *event)
 	rcu_read_unlock();
 }
 
-/*
- * Memory accounting of a mapping. Each user may lock
- * perf_event_mlock_kb per CPU in buffers for free; beyond that the pages
- * count against RLIMIT_MEMLOCK as pinned memory of the mm, unless the
- * caller has CAP_IPC_LOCK or perf_event_paranoid is -1.
+/**
+ * perf_mmap_charge_check - may the caller lock @pages more pages?
+ * @pages: the pages of the new mapping
+ * @extra: set to how many of them count against RLIMIT_MEMLOCK
+ *
+ * Each user may lock perf_event_mlock_kb per CPU in buffers (data and
+ * AUX areas together) for free; beyond that the pages count against
+ * RLIMIT_MEMLOCK as pinned memory of the mm, unless the caller has
+ * CAP_IPC_LOCK or perf_event_paranoid is -1. Returns 0 or -EPERM.
  */
-static int perf_buffer_charge_check(long pages, long *extra)
+int perf_mmap_charge_check(long pages, long *extra)
 {
 	struct user_struct *user = current_user();
 	unsigned long limit, lock_limit, locked;
@@ -199,29 +204,38 @@ static int perf_buffer_charge_check(long pages, long *extra)
 	return 0;
 }
 
-/* Charge @rb's mapping as perf_buffer_charge_check() allowed. */
-static void perf_buffer_charge(struct perf_buffer *rb, long pages, long extra)
+/**
+ * perf_mmap_charge - charge a mapping as perf_mmap_charge_check() allowed
+ * @c: where the charge is remembered, for perf_mmap_uncharge()
+ * @pages: the pages of the mapping
+ * @extra: what perf_mmap_charge_check() set
+ */
+void perf_mmap_charge(struct perf_mmap_charge *c, long pages, long extra)
 {
 	struct user_struct *user = current_user();
 
 	atomic_long_add(pages - extra, &user->locked_vm);
 	atomic64_add(extra, &current->mm->pinned_vm);
-	rb->mmap_user = get_uid(user);
-	rb->mmap_locked = pages - extra;
-	rb->mmap_pinned = extra;
-	rb->mmap_mm = current->mm;
-	mmgrab(rb->mmap_mm);
+	c->user = get_uid(user);
+	c->locked = pages - extra;
+	c->pinned = extra;
+	c->mm = current->mm;
+	mmgrab(c->mm);
 }
 
-static void perf_buffer_uncharge(struct perf_buffer *rb)
+/**
+ * perf_mmap_uncharge - return what perf_mmap_charge() took, once
+ * @c: the charge
+ */
+void perf_mmap_uncharge(struct perf_mmap_charge *c)
 {
-	if (!rb->mmap_user)
+	if (!c->user)
 		return;
-	atomic_long_sub(rb->mmap_locked, &rb->mmap_user->locked_vm);
-	atomic64_sub(rb->mmap_pinned, &rb->mmap_mm->pinned_vm);
-	free_uid(rb->mmap_user);
-	mmdrop(rb->mmap_mm);
-	rb->mmap_user = NULL;
+	atomic_long_sub(c->locked, &c->user->locked_vm);
+	atomic64_sub(c->pinned, &c->mm->pinned_vm);
+	free_uid(c->user);
+	mmdrop(c->mm);
+	c->user = NULL;
 }
 
 /*
@@ -241,7 +255,7 @@ static void perf_buffer_unmapped(struct perf_event *event,
 	rb->unmapped = true;
 	spin_unlock_irqrestore(&rb->event_lock, flags);
 
-	perf_buffer_uncharge(rb);
+	perf_mmap_uncharge(&rb->charge);
 
 	for (;;) {
 		rcu_read_lock();
@@ -285,20 +299,38 @@ static void perf_vma_open(struct vm_area_struct *vma)
 	struct perf_buffer *rb = vma->vm_private_data;
 
 	refcount_inc(&rb->refcount);
-	atomic_inc(&rb->mmap_count);
-	atomic_inc(&event->mmap_count);
+	perf_buffer_mmap_get(event, rb);
 	if (event->pmu->event_mapped)
 		event->pmu->event_mapped(event, vma->vm_mm);
 }
 
-static void perf_vma_close(struct vm_area_struct *vma)
+/**
+ * perf_buffer_mmap_get - count one more mapping of @rb through @event
+ * @event: the event whose fd is mapped
+ * @rb: its buffer
+ *
+ * The AUX area's mappings count too: the buffer keeps its writers while
+ * any part of it is mapped.
+ */
+void perf_buffer_mmap_get(struct perf_event *event, struct perf_buffer *rb)
 {
-	struct perf_event *event = vma->vm_file->private_data;
-	struct perf_buffer *rb = vma->vm_private_data;
+	atomic_inc(&rb->mmap_count);
+	atomic_inc(&event->mmap_count);
+}
+
+/**
+ * perf_buffer_mmap_put - one mapping of @rb through @event went away
+ * @event: the event whose fd was mapped
+ * @rb: its buffer
+ *
+ * The last mapping of the buffer detaches every writer; the last of
+ * @event's ends its redirection into another event's buffer. The caller
+ * still holds its own reference on @rb.
+ */
+void perf_buffer_mmap_put(struct perf_event *event, struct perf_buffer *rb)
+{
 	bool event_last, rb_last;
 
-	if (event->pmu->event_unmapped)
-		event->pmu->event_unmapped(event, vma->vm_mm);
 	mutex_lock(&event->mmap_mutex);
 	event_last = atomic_dec_and_test(&event->mmap_count);
 	rb_last = atomic_dec_and_test(&rb->mmap_count);
@@ -308,6 +340,16 @@ static void perf_vma_close(struct vm_area_struct *vma)
 		/* a view of another event's buffer: the redirection ends */
 		perf_buffer_attach(event, NULL);
 	mutex_unlock(&event->mmap_mutex);
+}
+
+static void perf_vma_close(struct vm_area_struct *vma)
+{
+	struct perf_event *event = vma->vm_file->private_data;
+	struct perf_buffer *rb = vma->vm_private_data;
+
+	if (event->pmu->event_unmapped)
+		event->pmu->event_unmapped(event, vma->vm_mm);
+	perf_buffer_mmap_put(event, rb);
 	perf_buffer_put(rb);
 }
 
@@ -330,38 +372,6 @@ static const struct vm_operations_struct perf_vm_ops = {
 	.may_split	= perf_vma_may_split,
 };
 
-/*
- * A mapping past the data pages is the AUX area, which user space places
- * by aux_offset and aux_size in the control page. Answered as 6.12 does:
- * EINVAL for a mapping that does not match them, EOPNOTSUPP for a PMU
- * with no AUX area (none of ours has one).
- */
-static int perf_buffer_mmap_aux(struct perf_event *event,
-				struct vm_area_struct *vma)
-{
-	unsigned long size = vma->vm_end - vma->vm_start;
-	unsigned long pages = vma_pages(vma);
-	struct perf_buffer *rb;
-	u64 aux_offset, aux_size;
-	int err = -EINVAL;
-
-	mutex_lock(&event->mmap_mutex);
-	rb = rcu_dereference_protected(event->rb,
-				       lockdep_is_held(&event->mmap_mutex));
-	if (!rb)
-		goto unlock;
-	aux_offset = READ_ONCE(rb->user_page->aux_offset);
-	aux_size = READ_ONCE(rb->user_page->aux_size);
-	if (aux_offset < rb->size + PAGE_SIZE ||
-	    aux_offset != (u64)vma->vm_pgoff << PAGE_SHIFT ||
-	    aux_size != size || !is_power_of_2(pages))
-		goto unlock;
-	err = -EOPNOTSUPP;
-unlock:
-	mutex_unlock(&event->mmap_mutex);
-	return err;
-}
-
 /**
  * perf_buffer_mmap - map @event's ring buffer, creating it on first use
  * @event: the event
@@ -380,8 +390,6 @@ int perf_buffer_mmap(struct perf_event *event, struct vm_area_struct *vma)
 
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	if (vma->vm_pgoff)
-		return perf_buffer_mmap_aux(event, vma);
 	nr_pages = pages - 1;
 	if (!pages || (nr_pages && !is_power_of_2(nr_pages)))
 		return -EINVAL;
@@ -413,7 +421,7 @@ int perf_buffer_mmap(struct perf_event *event, struct vm_area_struct *vma)
 		refcount_inc(&rb->refcount);
 	} else {
 		/* the limits first: a refused user costs no allocation */
-		err = perf_buffer_charge_check(pages, &extra);
+		err = perf_mmap_charge_check(pages, &extra);
 		if (err)
 			goto unlock;
 		rb = perf_buffer_alloc(event, nr_pages,
@@ -422,7 +430,7 @@ int perf_buffer_mmap(struct perf_event *event, struct vm_area_struct *vma)
 			err = -ENOMEM;
 			goto unlock;
 		}
-		perf_buffer_charge(rb, pages, extra);
+		perf_mmap_charge(&rb->charge, pages, extra);
 		perf_buffer_attach(event, rb);
 		perf_event_update_userpage(event);
 	}
@@ -434,8 +442,7 @@ int perf_buffer_mmap(struct perf_event *event, struct vm_area_struct *vma)
 		perf_buffer_put(rb);
 		goto unlock;
 	}
-	atomic_inc(&rb->mmap_count);
-	atomic_inc(&event->mmap_count);
+	perf_buffer_mmap_get(event, rb);
 	vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
 	if (rb->overwrite)
 		vm_flags_clear(vma, VM_MAYWRITE);

@@ -134,6 +134,9 @@ static __always_inline int __perf_event_sched_in(struct perf_event_context *ctx,
 		event->hw.interrupts = 0;
 		perf_log_throttle(event, true);
 	}
+	/* a tracer's stream says whose trace follows before it starts */
+	if (unlikely(event->pmu->capabilities & PERF_PMU_CAP_ITRACE))
+		perf_log_itrace_start(event);
 	err = event->pmu->add(event, PERF_EF_START);
 	if (unlikely(err)) {
 		/* never ran: no running time to account */

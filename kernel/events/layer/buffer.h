@@ -14,6 +14,11 @@ void perf_buffer_put(struct perf_buffer *rb);
 int perf_buffer_attach(struct perf_event *event, struct perf_buffer *rb);
 void perf_buffer_wakeup(struct perf_event *event);
 int perf_buffer_mmap(struct perf_event *event, struct vm_area_struct *vma);
+void perf_buffer_mmap_get(struct perf_event *event, struct perf_buffer *rb);
+void perf_buffer_mmap_put(struct perf_event *event, struct perf_buffer *rb);
+int perf_mmap_charge_check(long pages, long *extra);
+void perf_mmap_charge(struct perf_mmap_charge *c, long pages, long extra);
+void perf_mmap_uncharge(struct perf_mmap_charge *c);
 int perf_buffer_set_output(struct perf_event *event,
 			   struct perf_event *output);
 int perf_buffer_pause(struct perf_event *event, bool pause);

@@ -34,7 +34,8 @@
  *                                                      event's nested (buffer unmapped)
  * 12  leaf mutexes                mutex, process       perf_callchain_mutex (buffers,
  *                                                      stack sysctls), perf_bpf_mutex
- *                                                      (event->prog), bp_slots_mutex,
+ *                                                      (event->prog), rb->aux_mutex (the AUX
+ *                                                      area), bp_slots_mutex,
  *                                                      pmus_lock (PMU list), uprobe
  *                                                      insn_mutex, ref_ctr_mutex, x86
  *                                                      intel_ds_mutex, ibs_nmi_mutex
@@ -55,7 +56,9 @@
 #define _KERNEL_EVENTS_LAYER_OBJECT_H
 
 #include <linux/perf_event.h>
+#include <linux/irq_work.h>
 #include <linux/refcount.h>
+#include <linux/workqueue.h>
 #include <linux/sched/clock.h>
 
 /*
@@ -157,6 +160,19 @@ struct perf_cpu_context {
 DECLARE_PER_CPU(struct perf_cpu_context, perf_cpu_context);
 
 /*
+ * struct perf_mmap_charge - what a mapping was charged for its pages: the
+ * user's locked_vm carries @locked pages (within perf_event_mlock_kb), the
+ * mm's pinned_vm @pinned (beyond it, against RLIMIT_MEMLOCK); @user is
+ * NULL when nothing is charged.
+ */
+struct perf_mmap_charge {
+	struct user_struct		*user;
+	struct mm_struct		*mm;
+	long				locked;
+	long				pinned;
+};
+
+/*
  * struct perf_buffer - the ring buffer behind an event's mapping
  *
  * One vmalloc area: the control page (struct perf_event_mmap_page), then
@@ -198,10 +214,47 @@ struct perf_buffer {
 	bool				unmapped;
 
 	/* what the mapping was charged, returned at the last unmap */
-	struct user_struct		*mmap_user;
-	long				mmap_locked;
-	long				mmap_pinned;
-	struct mm_struct		*mmap_mm;
+	struct perf_mmap_charge		charge;
+
+	/* the AUX area (aux.c) while mapped; changed under aux_mutex */
+	struct perf_aux_area __rcu	*aux;
+	struct mutex			aux_mutex;
+};
+
+/*
+ * struct perf_aux_area - the AUX area of a ring buffer (aux.c)
+ *
+ * Pages of its own, mapped at aux_offset, that a PMU driver fills with
+ * its stream (a trace) through an output handle, while the core writes a
+ * PERF_RECORD_AUX into the data buffer for each stretch. The mappings
+ * hold one reference and each open handle one; the last reference frees
+ * it from a work item, as handles end in NMIs and drivers' free_aux()
+ * sleeps.
+ */
+struct perf_aux_area {
+	refcount_t			refcount;
+	/* the buffer it belongs to, held: the AUX records go there */
+	struct perf_buffer		*rb;
+	struct pmu			*pmu;
+	void				*priv;
+	void				**pages;
+	int				nr_pages;
+	unsigned long			size;
+	unsigned long			pgoff;
+	/* a read-only mapping: the driver overwrites, the reader snapshots */
+	bool				overwrite;
+	/* an output handle is open: one writer at a time */
+	local_t				nest;
+	/* the next byte the driver writes, as a running offset */
+	local_t				head;
+	/* head at the last wakeup, and the bytes between wakeups */
+	local_t				wakeup;
+	unsigned long			watermark;
+	/* its mappings, all through one buffer */
+	atomic_t			mmap_count;
+	struct perf_mmap_charge		charge;
+	struct irq_work			free_irq_work;
+	struct work_struct		free_work;
 };
 
 /* A change its clones would not see: it is no longer equivalent to them. */

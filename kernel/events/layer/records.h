@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The records layer of the perf core (records.c): the side-band records
- * (MMAP, COMM, FORK, EXIT, SWITCH, THROTTLE, CGROUP, ...). Below
- * scheduling, which writes SWITCH and UNTHROTTLE records itself.
+ * The records layer of the perf core (records.c, aux.c): the side-band
+ * records (MMAP, COMM, FORK, EXIT, SWITCH, THROTTLE, CGROUP, ...) and the
+ * AUX area with its records. Below scheduling, which writes SWITCH,
+ * UNTHROTTLE and ITRACE_START records itself.
  */
 #ifndef _KERNEL_EVENTS_LAYER_RECORDS_H
 #define _KERNEL_EVENTS_LAYER_RECORDS_H
@@ -45,6 +46,13 @@ static inline void perf_event_switch(struct task_struct *task,
 void perf_event_task_exit_record(struct task_struct *task);
 void perf_event_read_record(struct perf_event *child);
 void perf_sb_account(struct perf_event *event, int delta);
+void perf_sb_write(struct perf_event *event, struct perf_event_header *header,
+		   const void *body, unsigned int body_size,
+		   const void *tail, unsigned int tail_size);
+
+/* aux.c: the AUX area and the records about AUX streams */
+int perf_aux_mmap(struct perf_event *event, struct vm_area_struct *vma);
+void perf_log_itrace_start(struct perf_event *event);
 #ifdef CONFIG_CGROUP_PERF
 void perf_event_cgroup_record(struct cgroup *cgrp);
 #endif

@@ -1,0 +1,688 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The AUX area (the second mapping of a ring buffer, at aux_offset),
+ * through the test module modules/perf_test_aux.c: a tracer that opens
+ * its output handle when its event starts and writes attr.config bytes
+ * of a known stream ((i * 7 + 1) & 0xff at running offset i) when it
+ * stops. Its events are CPU events here, enabled and disabled from the
+ * CPU they count on, so that each ENABLE/DISABLE pair is exactly one
+ * start and one stop, one stretch of the stream and one PERF_RECORD_AUX.
+ *
+ * What is checked: the mmap rules and errnos of the area, the AUX
+ * records (offset, size, flags) and aux_head, the bytes, truncation when
+ * the reader does not move aux_tail, overwrite mode (a read-only area),
+ * the aux_watermark wakeup, ITRACE_START, AUX_OUTPUT_HW_ID and
+ * LOST_SAMPLES records, skip, unmapping while the tracer runs, SET_OUTPUT
+ * between AUX PMUs, a PMU that needs one contiguous chunk, the mlock
+ * limit, and that every area the driver set up is freed.
+ *
+ * Needs root (module loading); skips where the module is missing.
+ */
+#include "perf_test.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+
+#define MODULE_PATH	"/tests/modules/perf_test_aux.ko"
+#define MODULE_NAME	"perf_test_aux"
+#define AUX_DIR		"/sys/bus/event_source/devices/perf_test_aux"
+#define NOSG_DIR	"/sys/bus/event_source/devices/perf_test_aux_nosg"
+#define LIVE_BUFS	"/sys/module/perf_test_aux/parameters/live_bufs"
+#define MLOCK_KB	"/proc/sys/kernel/perf_event_mlock_kb"
+
+enum {
+	AUX_ITRACE_STARTED	= 1 << 0,
+	AUX_HW_ID		= 1 << 1,
+	AUX_LOST		= 1 << 2,
+	AUX_SKIP		= 1 << 3,
+};
+
+#define DATA_PAGES	8
+
+static int load_module(void)
+{
+	int fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -ENOENT;
+	if (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* The last area's free drops its module reference just after free_aux. */
+static int unload_module(void)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!syscall(SYS_delete_module, MODULE_NAME, O_NONBLOCK))
+			return 0;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			break;
+		usleep(10000);
+	}
+	return errno;
+}
+
+static int pmu_type(const char *dir)
+{
+	char path[256];
+	long long type;
+
+	snprintf(path, sizeof(path), "%s/type", dir);
+	return pt_read_int_file(path, &type) ? -1 : (int)type;
+}
+
+static long long live_bufs(void)
+{
+	long long n;
+
+	return pt_read_int_file(LIVE_BUFS, &n) ? -1 : n;
+}
+
+/* The areas are freed by a work item after the last unmap: wait for it. */
+static long long live_bufs_settled(void)
+{
+	long long n = live_bufs();
+	int i;
+
+	for (i = 0; i < 200 && n > 0; i++) {
+		usleep(10000);
+		n = live_bufs();
+	}
+	return n;
+}
+
+static __u8 stream_byte(__u64 i)
+{
+	return (i * 7 + 1) & 0xff;
+}
+
+FIXTURE(aux) {
+	int type, nosg;
+	long ps;
+	int fd;
+	struct pt_rb rb;
+	void *area;
+	size_t area_len;
+};
+
+FIXTURE_SETUP(aux)
+{
+	int err;
+
+	self->fd = -1;
+	self->area = NULL;
+	if (geteuid() != 0)
+		SKIP(return, "needs root to load modules");
+	err = load_module();
+	if (err == -ENOENT)
+		SKIP(return, "no %s", MODULE_PATH);
+	if (err == -ENOSYS)
+		SKIP(return, "kernel without modules");
+	ASSERT_EQ(0, err);
+	self->type = pmu_type(AUX_DIR);
+	self->nosg = pmu_type(NOSG_DIR);
+	ASSERT_LT(0, self->type);
+	ASSERT_LT(0, self->nosg);
+	self->ps = pt_page_size();
+	/* the events count on CPU 0, and we enable them from there */
+	ASSERT_EQ(0, pt_pin_cpu(0, 0));
+}
+
+FIXTURE_TEARDOWN(aux)
+{
+	if (geteuid() != 0)
+		return;
+	if (self->area)
+		munmap(self->area, self->area_len);
+	pt_rb_unmap(&self->rb);
+	if (self->fd >= 0)
+		close(self->fd);
+	/* every area the driver set up was given back to it */
+	EXPECT_EQ(0, live_bufs_settled());
+	EXPECT_EQ(0, unload_module());
+}
+
+static void aux_attr(struct perf_event_attr *attr, int type, __u64 bytes,
+		     __u64 flags)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = type;
+	attr->config = bytes;
+	attr->config1 = flags;
+	attr->disabled = 1;
+	attr->sample_id_all = 1;
+	attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_CPU;
+}
+
+static int aux_open_cpu0(int type, __u64 bytes, __u64 flags)
+{
+	struct perf_event_attr attr;
+
+	aux_attr(&attr, type, bytes, flags);
+	return sys_perf_event_open(&attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Place the area after the data pages and map it; 0 or -errno. */
+static int map_area(struct __test_metadata *_metadata, FIXTURE_DATA(aux) *self,
+		    int pages, int prot)
+{
+	void *p;
+
+	self->rb.pg->aux_offset = (1 + DATA_PAGES) * self->ps;
+	self->rb.pg->aux_size = pages * self->ps;
+	p = mmap(NULL, pages * self->ps, prot, MAP_SHARED, self->fd,
+		 self->rb.pg->aux_offset);
+	if (p == MAP_FAILED)
+		return -errno;
+	self->area = p;
+	self->area_len = pages * self->ps;
+	return 0;
+}
+
+/* An event on CPU 0 writing @bytes a stretch, its buffer and area mapped. */
+static void setup_tracer(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(aux) *self, __u64 bytes, __u64 flags,
+			 int pages, int prot)
+{
+	self->fd = aux_open_cpu0(self->type, bytes, flags);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pt_rb_map(&self->rb, self->fd, DATA_PAGES));
+	ASSERT_EQ(0, map_area(_metadata, self, pages, prot));
+	ASSERT_EQ(1, live_bufs());
+}
+
+/* One start and one stop of the tracer: one stretch of its stream. */
+static void stretch(struct __test_metadata *_metadata, int fd)
+{
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+}
+
+struct aux_rec {
+	struct perf_event_header header;
+	__u64 offset;
+	__u64 size;
+	__u64 flags;
+	__u32 pid, tid;		/* sample_id: PERF_SAMPLE_TID */
+	__u32 cpu, res;		/* PERF_SAMPLE_CPU */
+};
+
+static __u64 aux_head(FIXTURE_DATA(aux) *self)
+{
+	return __atomic_load_n(&self->rb.pg->aux_head, __ATOMIC_ACQUIRE);
+}
+
+/* Are the area's bytes for stream offsets [from, to) the stream's? */
+static bool stream_in_area(FIXTURE_DATA(aux) *self, __u64 from, __u64 to)
+{
+	const __u8 *a = self->area;
+	__u64 i;
+
+	for (i = from; i < to; i++)
+		if (a[i % self->area_len] != stream_byte(i))
+			return false;
+	return true;
+}
+
+/* The mapping rules: where and how large, and on what. */
+TEST_F(aux, mmap_rules_and_errnos)
+{
+	int fd2, sw;
+	void *p;
+
+	self->fd = aux_open_cpu0(self->type, 100, 0);
+	ASSERT_LE(0, self->fd);
+	/* no data buffer yet: nothing says where the area goes */
+	p = mmap(NULL, 4 * self->ps, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->fd, (1 + DATA_PAGES) * self->ps);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+
+	ASSERT_EQ(0, pt_rb_map(&self->rb, self->fd, DATA_PAGES));
+	self->rb.pg->aux_offset = (1 + DATA_PAGES) * self->ps;
+	self->rb.pg->aux_size = 4 * self->ps;
+	/* a size other than aux_size */
+	p = mmap(NULL, 2 * self->ps, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->fd, self->rb.pg->aux_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	/* an offset other than aux_offset */
+	p = mmap(NULL, 4 * self->ps, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->fd, (2 + DATA_PAGES) * self->ps);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	/* a private mapping */
+	p = mmap(NULL, 4 * self->ps, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+		 self->fd, self->rb.pg->aux_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	/* not a power of two */
+	self->rb.pg->aux_size = 3 * self->ps;
+	p = mmap(NULL, 3 * self->ps, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->fd, self->rb.pg->aux_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	/* over the data pages */
+	self->rb.pg->aux_offset = DATA_PAGES * self->ps;
+	self->rb.pg->aux_size = 4 * self->ps;
+	p = mmap(NULL, 4 * self->ps, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->fd, self->rb.pg->aux_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, live_bufs());
+
+	/* right: set up once, a second view of the same area */
+	ASSERT_EQ(0, map_area(_metadata, self, 4, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(1, live_bufs());
+	p = mmap(NULL, 4 * self->ps, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 self->fd, self->rb.pg->aux_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(1, live_bufs());
+	/* the area is mapped: another size is refused */
+	self->rb.pg->aux_size = 8 * self->ps;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 8 * self->ps, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, self->fd,
+				   self->rb.pg->aux_offset));
+	EXPECT_EQ(EINVAL, errno);
+	munmap(p, 4 * self->ps);
+
+	/* a PMU without an AUX area */
+	sw = pt_open_sw(PERF_COUNT_SW_TASK_CLOCK, -1, 0);
+	ASSERT_LE(0, sw);
+	p = mmap(NULL, (1 + DATA_PAGES) * self->ps, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, sw, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	((struct perf_event_mmap_page *)p)->aux_offset =
+		(1 + DATA_PAGES) * self->ps;
+	((struct perf_event_mmap_page *)p)->aux_size = 4 * self->ps;
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4 * self->ps, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, sw, (1 + DATA_PAGES) * self->ps));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	munmap(p, (1 + DATA_PAGES) * self->ps);
+	close(sw);
+
+	/* SET_OUTPUT: into the same PMU's buffer, not another AUX PMU's */
+	fd2 = aux_open_cpu0(self->type, 100, 0);
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(0, ioctl(fd2, PERF_EVENT_IOC_SET_OUTPUT, self->fd));
+	close(fd2);
+	fd2 = aux_open_cpu0(self->nosg, 100, 0);
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(-1, ioctl(fd2, PERF_EVENT_IOC_SET_OUTPUT, self->fd));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd2);
+}
+
+/*
+ * Five stretches of 100 bytes: five AUX records at offsets 0, 100, ...
+ * with no flags, aux_head at 500, the stream's bytes in the area, and an
+ * ITRACE_START naming us before each start (the driver never says it
+ * started).
+ */
+TEST_F(aux, records_and_head)
+{
+	struct perf_event_header *h;
+	struct pt_recs r;
+	int i, n = 0, it = 0;
+
+	setup_tracer(_metadata, self, 100, 0, 2, PROT_READ | PROT_WRITE);
+	for (i = 0; i < 5; i++)
+		stretch(_metadata, self->fd);
+	EXPECT_EQ(500, aux_head(self));
+	EXPECT_TRUE(stream_in_area(self, 0, 500));
+	ASSERT_EQ(0, pt_rb_drain(&self->rb, &r));
+	EXPECT_EQ(0, r.bad);
+	pt_recs_for_each(h, &r, 0) {
+		if (h->type == PERF_RECORD_AUX) {
+			struct aux_rec *a = (void *)h;
+
+			ASSERT_EQ(sizeof(*a), h->size);
+			EXPECT_EQ(100 * n, a->offset);
+			EXPECT_EQ(100, a->size);
+			EXPECT_EQ(0, a->flags);
+			EXPECT_EQ(0, a->cpu);
+			n++;
+		} else if (h->type == PERF_RECORD_ITRACE_START) {
+			__u32 *p = (void *)(h + 1);
+
+			ASSERT_EQ(sizeof(*h) + 8 + 16, h->size);
+			EXPECT_EQ(getpid(), p[0]);
+			EXPECT_EQ(pt_gettid(), p[1]);
+			/* its sample_id is ours too */
+			EXPECT_EQ(getpid(), p[2]);
+			/* every start has its ITRACE_START before its data */
+			EXPECT_EQ(n, it);
+			it++;
+		}
+	}
+	EXPECT_EQ(5, n);
+	EXPECT_EQ(5, it);
+	pt_recs_free(&r);
+}
+
+/* A driver that reports where its trace starts gets one ITRACE_START. */
+TEST_F(aux, itrace_start_until_the_driver_reports)
+{
+	struct pt_recs r;
+	int i;
+
+	setup_tracer(_metadata, self, 100, AUX_ITRACE_STARTED, 2,
+		     PROT_READ | PROT_WRITE);
+	for (i = 0; i < 4; i++)
+		stretch(_metadata, self->fd);
+	ASSERT_EQ(0, pt_rb_drain(&self->rb, &r));
+	EXPECT_EQ(1, pt_recs_count(&r, PERF_RECORD_ITRACE_START));
+	EXPECT_EQ(4, pt_recs_count(&r, PERF_RECORD_AUX));
+	pt_recs_free(&r);
+}
+
+/*
+ * A reader that never moves aux_tail: the second stretch fits in part
+ * (TRUNCATED), the third finds no room, so the event is disabled; once
+ * the reader catches up and enables it again, a stretch flows whole.
+ */
+TEST_F(aux, full_area_truncates_then_disables)
+{
+	struct perf_event_header *h;
+	struct pt_val3 v1, v2;
+	struct pt_recs r;
+	__u64 want[][3] = {
+		{ 0, 3000, 0 },
+		{ 3000, 4096 - 3000, PERF_AUX_FLAG_TRUNCATED },
+		{ 4096, 3000, 0 },
+	};
+	int n = 0, fd;
+	struct perf_event_attr attr;
+
+	/* reads of time_enabled tell whether the event is still on */
+	aux_attr(&attr, self->type, 3000, 0);
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	fd = sys_perf_event_open(&attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, fd);
+	self->fd = fd;
+	ASSERT_EQ(0, pt_rb_map(&self->rb, fd, DATA_PAGES));
+	ASSERT_EQ(0, map_area(_metadata, self, 1, PROT_READ | PROT_WRITE));
+
+	stretch(_metadata, fd);
+	stretch(_metadata, fd);
+	EXPECT_EQ(4096, aux_head(self));
+	/* no room: the start disables the event */
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	usleep(20000);
+	ASSERT_EQ(0, pt_read3(fd, &v1));
+	usleep(20000);
+	ASSERT_EQ(0, pt_read3(fd, &v2));
+	EXPECT_EQ(v1.enabled, v2.enabled);
+	EXPECT_EQ(4096, aux_head(self));
+
+	/* the reader catches up */
+	self->rb.pg->aux_tail = 4096;
+	stretch(_metadata, fd);
+	EXPECT_EQ(7096, aux_head(self));
+	EXPECT_TRUE(stream_in_area(self, 4096, 7096));
+
+	ASSERT_EQ(0, pt_rb_drain(&self->rb, &r));
+	pt_recs_for_each(h, &r, PERF_RECORD_AUX) {
+		struct aux_rec *a = (void *)h;
+
+		ASSERT_GT(3, n);
+		EXPECT_EQ(want[n][0], a->offset);
+		EXPECT_EQ(want[n][1], a->size);
+		EXPECT_EQ(want[n][2], a->flags);
+		n++;
+	}
+	EXPECT_EQ(3, n);
+	pt_recs_free(&r);
+}
+
+/*
+ * A read-only area is overwritten: every stretch flows whole, its record
+ * says OVERWRITE, and the area holds the newest bytes of the stream.
+ */
+TEST_F(aux, overwrite_mode_keeps_the_newest)
+{
+	struct perf_event_header *h;
+	struct pt_recs r;
+	int i, n = 0;
+
+	setup_tracer(_metadata, self, 3000, 0, 1, PROT_READ);
+	for (i = 0; i < 3; i++)
+		stretch(_metadata, self->fd);
+	EXPECT_EQ(9000, aux_head(self));
+	EXPECT_TRUE(stream_in_area(self, 9000 - 4096, 9000));
+	ASSERT_EQ(0, pt_rb_drain(&self->rb, &r));
+	pt_recs_for_each(h, &r, PERF_RECORD_AUX) {
+		struct aux_rec *a = (void *)h;
+
+		EXPECT_EQ(3000, a->size);
+		EXPECT_EQ(PERF_AUX_FLAG_OVERWRITE, a->flags);
+		TH_LOG("overwrite record %d: offset %llu", n,
+		       (unsigned long long)a->offset);
+		n++;
+	}
+	EXPECT_EQ(3, n);
+	pt_recs_free(&r);
+}
+
+/* aux_watermark bytes written wake the reader; fewer do not. */
+TEST_F(aux, watermark_wakes_the_reader)
+{
+	struct perf_event_attr attr;
+	struct pollfd pfd;
+
+	aux_attr(&attr, self->type, 100, 0);
+	attr.aux_watermark = 250;
+	self->fd = sys_perf_event_open(&attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pt_rb_map(&self->rb, self->fd, DATA_PAGES));
+	ASSERT_EQ(0, map_area(_metadata, self, 2, PROT_READ | PROT_WRITE));
+	pfd.fd = self->fd;
+	pfd.events = POLLIN;
+
+	stretch(_metadata, self->fd);
+	stretch(_metadata, self->fd);
+	EXPECT_EQ(0, poll(&pfd, 1, 50));
+	stretch(_metadata, self->fd);
+	EXPECT_EQ(1, poll(&pfd, 1, 1000));
+	EXPECT_EQ(POLLIN, pfd.revents & POLLIN);
+}
+
+/* The stream's hardware id and lost samples, as the driver reports them. */
+TEST_F(aux, hw_id_and_lost_samples_records)
+{
+	struct perf_event_header *h;
+	struct perf_event_attr attr;
+	struct pt_recs r;
+	int ids = 0, lost = 0;
+
+	aux_attr(&attr, self->type, 100, AUX_HW_ID | AUX_LOST);
+	attr.config2 = 0x1234;
+	self->fd = sys_perf_event_open(&attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pt_rb_map(&self->rb, self->fd, DATA_PAGES));
+	ASSERT_EQ(0, map_area(_metadata, self, 2, PROT_READ | PROT_WRITE));
+	stretch(_metadata, self->fd);
+	stretch(_metadata, self->fd);
+	ASSERT_EQ(0, pt_rb_drain(&self->rb, &r));
+	pt_recs_for_each(h, &r, 0) {
+		__u64 *v = (void *)(h + 1);
+		__u32 *id = (void *)(v + 1);
+
+		if (h->type != PERF_RECORD_AUX_OUTPUT_HW_ID &&
+		    h->type != PERF_RECORD_LOST_SAMPLES)
+			continue;
+		ASSERT_EQ(sizeof(*h) + 8 + 16, h->size);
+		EXPECT_EQ(0x1234, v[0]);
+		EXPECT_EQ(getpid(), id[0]);
+		EXPECT_EQ(0, id[2]);
+		if (h->type == PERF_RECORD_AUX_OUTPUT_HW_ID)
+			ids++;
+		else
+			lost++;
+	}
+	EXPECT_EQ(2, ids);
+	EXPECT_EQ(2, lost);
+	EXPECT_EQ(2, pt_recs_count(&r, PERF_RECORD_AUX));
+	pt_recs_free(&r);
+}
+
+/* Skipped bytes count as written; the record starts after them. */
+TEST_F(aux, skip_moves_the_head)
+{
+	struct perf_event_header *h;
+	struct pt_recs r;
+	__u64 want = 8;
+	int n = 0;
+
+	setup_tracer(_metadata, self, 100, AUX_SKIP, 2,
+		     PROT_READ | PROT_WRITE);
+	stretch(_metadata, self->fd);
+	stretch(_metadata, self->fd);
+	EXPECT_EQ(216, aux_head(self));
+	ASSERT_EQ(0, pt_rb_drain(&self->rb, &r));
+	pt_recs_for_each(h, &r, PERF_RECORD_AUX) {
+		struct aux_rec *a = (void *)h;
+
+		TH_LOG("skip record %d: offset %llu size %llu", n,
+		       (unsigned long long)a->offset,
+		       (unsigned long long)a->size);
+		EXPECT_EQ(want, a->offset);
+		EXPECT_EQ(100, a->size);
+		want += 108;
+		n++;
+	}
+	EXPECT_EQ(2, n);
+	pt_recs_free(&r);
+}
+
+/*
+ * The area unmapped while the tracer runs: its stretch goes nowhere, the
+ * area is freed when the tracer lets go of it, and a new one of another
+ * size can be mapped.
+ */
+TEST_F(aux, unmap_while_tracing)
+{
+	setup_tracer(_metadata, self, 100, 0, 2, PROT_READ | PROT_WRITE);
+	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0));
+	munmap(self->area, self->area_len);
+	self->area = NULL;
+	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0));
+	EXPECT_EQ(0, live_bufs_settled());
+
+	ASSERT_EQ(0, map_area(_metadata, self, 4, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(1, live_bufs());
+	stretch(_metadata, self->fd);
+	EXPECT_EQ(100, aux_head(self));
+	EXPECT_TRUE(stream_in_area(self, 0, 100));
+}
+
+/* The data buffer unmapped first: the area keeps the buffer alive. */
+TEST_F(aux, area_outlives_data_mapping)
+{
+	struct perf_event_mmap_page *pg;
+
+	setup_tracer(_metadata, self, 100, 0, 2, PROT_READ | PROT_WRITE);
+	pg = self->rb.pg;
+	/* keep a view of the control page to read aux_head after */
+	pg = mmap(NULL, (1 + DATA_PAGES) * self->ps, PROT_READ | PROT_WRITE,
+		  MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, pg);
+	pt_rb_unmap(&self->rb);
+	stretch(_metadata, self->fd);
+	EXPECT_EQ(100, pg->aux_head);
+	EXPECT_TRUE(stream_in_area(self, 0, 100));
+	munmap(pg, (1 + DATA_PAGES) * self->ps);
+}
+
+/* A PMU that cannot scatter gets one physically contiguous chunk. */
+TEST_F(aux, no_sg_pmu_gets_one_chunk)
+{
+	self->fd = aux_open_cpu0(self->nosg, 100, 0);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pt_rb_map(&self->rb, self->fd, DATA_PAGES));
+	/* its setup_aux refuses anything else (ENOMEM) */
+	ASSERT_EQ(0, map_area(_metadata, self, 16, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(1, live_bufs());
+	stretch(_metadata, self->fd);
+	EXPECT_EQ(100, aux_head(self));
+}
+
+/*
+ * The area counts against perf_event_mlock_kb like the data pages: a
+ * user with no RLIMIT_MEMLOCK gets EPERM for an area past the allowance.
+ */
+TEST_F(aux, mlock_limit_counts_the_area)
+{
+	char old[32];
+	pid_t pid;
+
+	/* the allowance is per CPU: six pages in all */
+	if (6 % pt_nr_cpus())
+		SKIP(return, "6 pages do not divide among %d CPUs",
+		     pt_nr_cpus());
+	ASSERT_EQ(0, pt_read_file(MLOCK_KB, old, sizeof(old)));
+	/* 1 + 2 data pages and a 2-page area fit; a 4-page one does not */
+	ASSERT_EQ(0, pt_write_int_file(MLOCK_KB, 6 / pt_nr_cpus() *
+				       self->ps / 1024));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct rlimit rl = { 0, 0 };
+		struct perf_event_attr attr;
+		struct pt_rb rb;
+		long ps = pt_page_size();
+		void *p;
+		int fd;
+
+		if (setrlimit(RLIMIT_MEMLOCK, &rl) || pt_drop_privs(1000, 1000))
+			_exit(10);
+		aux_attr(&attr, self->type, 100, 0);
+		attr.exclude_kernel = 1;
+		attr.exclude_hv = 1;
+		fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+		if (fd < 0)
+			_exit(11);
+		if (pt_rb_map(&rb, fd, 2))
+			_exit(12);
+		rb.pg->aux_offset = 3 * ps;
+		rb.pg->aux_size = 4 * ps;
+		p = mmap(NULL, 4 * ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 3 * ps);
+		if (p != MAP_FAILED || errno != EPERM)
+			_exit(13);
+		rb.pg->aux_size = 2 * ps;
+		p = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 3 * ps);
+		if (p == MAP_FAILED)
+			_exit(14);
+		_exit(0);
+	}
+	EXPECT_EQ(0, pt_wait_exit(pid));
+	pt_write_file(MLOCK_KB, old);
+}
+
+/* PAUSE_OUTPUT holds the tracer's output until resumed. */
+TEST_F(aux, pause_output_holds_the_stream)
+{
+	setup_tracer(_metadata, self, 100, 0, 2, PROT_READ | PROT_WRITE);
+	stretch(_metadata, self->fd);
+	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1));
+	stretch(_metadata, self->fd);
+	EXPECT_EQ(100, aux_head(self));
+	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0));
+	stretch(_metadata, self->fd);
+	EXPECT_EQ(200, aux_head(self));
+}
+
+TEST_HARNESS_MAIN
