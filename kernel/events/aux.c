@@ -27,12 +27,19 @@
 
 #include "layer/records.h"
 
+/* flags that make a record worth writing even with no data */
+#define PERF_AUX_FLAGS_NEWS	(PERF_AUX_FLAG_TRUNCATED | \
+				 PERF_AUX_FLAG_PARTIAL | \
+				 PERF_AUX_FLAG_COLLISION)
+
 static void perf_aux_free_work(struct work_struct *work)
 {
 	struct perf_aux_area *aux = container_of(work, struct perf_aux_area,
 						 free_work);
 	int i;
 
+	/* the irq_work that queued us may still be finishing on its CPU */
+	irq_work_sync(&aux->free_irq_work);
 	if (aux->priv)
 		aux->pmu->free_aux(aux->priv);
 	module_put(aux->pmu->module);
@@ -44,7 +51,8 @@ static void perf_aux_free_work(struct work_struct *work)
 	}
 	kvfree(aux->pages);
 	perf_buffer_put(aux->rb);
-	kfree(aux);
+	/* a handle's begin may be taking its reference under RCU */
+	kfree_rcu(aux, rcu_head);
 }
 
 static void perf_aux_free_irq_work(struct irq_work *work)
@@ -164,6 +172,7 @@ static struct perf_aux_area *perf_aux_alloc(struct perf_event *event,
 static void perf_aux_detach(struct perf_buffer *rb, struct perf_aux_area *aux)
 {
 	lockdep_assert_held(&rb->aux_mutex);
+	WRITE_ONCE(aux->detached, true);
 	if (rcu_access_pointer(rb->aux) == aux)
 		RCU_INIT_POINTER(rb->aux, NULL);
 	perf_mmap_uncharge(&aux->charge);
@@ -274,22 +283,26 @@ int perf_aux_mmap(struct perf_event *event, struct vm_area_struct *vma)
 	aux_size = READ_ONCE(rb->user_page->aux_size);
 	if (aux_offset < rb->size + PAGE_SIZE ||
 	    aux_offset != (u64)vma->vm_pgoff << PAGE_SHIFT ||
-	    aux_size != size || !is_power_of_2(nr_pages) ||
-	    nr_pages > INT_MAX)
+	    aux_size != size || !is_power_of_2(nr_pages))
 		goto unlock_aux;
+	err = -ENOMEM;
+	if (nr_pages > INT_MAX >> PAGE_SHIFT)
+		goto unlock_aux;
+	err = -EINVAL;
 	aux = rcu_dereference_protected(rb->aux,
 					lockdep_is_held(&rb->aux_mutex));
 	if (aux) {
-		/* another view of the area: the same place and size */
-		if (aux->pgoff != vma->vm_pgoff || aux->nr_pages != nr_pages)
+		/* another view of the area: the same place, size and mode */
+		if (aux->pgoff != vma->vm_pgoff || aux->nr_pages != nr_pages ||
+		    !!(vma->vm_flags & VM_WRITE) == aux->overwrite)
 			goto unlock_aux;
 		refcount_inc(&aux->refcount);
 	} else {
-		err = perf_mmap_charge_check(nr_pages, &extra);
-		if (err)
-			goto unlock_aux;
 		err = -EOPNOTSUPP;
 		if (!has_aux(event))
+			goto unlock_aux;
+		err = perf_mmap_charge_check(nr_pages, &extra);
+		if (err)
 			goto unlock_aux;
 		err = -ENOMEM;
 		aux = perf_aux_alloc(event, rb, nr_pages, vma->vm_pgoff,
@@ -297,7 +310,9 @@ int perf_aux_mmap(struct perf_event *event, struct vm_area_struct *vma)
 		if (!aux)
 			goto unlock_aux;
 		perf_mmap_charge(&aux->charge, nr_pages, extra);
+		/* a new area: nothing written, nothing read */
 		WRITE_ONCE(rb->user_page->aux_head, 0);
+		WRITE_ONCE(rb->user_page->aux_tail, 0);
 		rcu_assign_pointer(rb->aux, aux);
 		/* the mapping's reference, beside the buffer's */
 		refcount_inc(&aux->refcount);
@@ -428,8 +443,10 @@ static void perf_aux_record(struct perf_event *event, u64 offset, u64 size,
  *
  * The data buffer gets a PERF_RECORD_AUX for them, with the flags the
  * driver set (perf_aux_output_flag()); one with no data is written only
- * when a flag says something. In overwrite mode the driver tells where
- * its data now ends by @handle->head, and the record says OVERWRITE.
+ * when a flag says something (TRUNCATED, PARTIAL, COLLISION). In
+ * overwrite mode the driver tells where its data now ends by
+ * @handle->head, and the record says OVERWRITE. Nothing is written for an
+ * area whose last mapping went while the handle was open.
  */
 void perf_aux_output_end(struct perf_output_handle *handle,
 			 unsigned long size)
@@ -445,11 +462,16 @@ void perf_aux_output_end(struct perf_output_handle *handle,
 		offset = handle->head;
 		local_set(&aux->head, offset);
 	} else {
+		if (WARN_ON_ONCE(size > handle->size))
+			size = handle->size;
 		handle->aux_flags &= ~(u64)PERF_AUX_FLAG_OVERWRITE;
 		offset = local_read(&aux->head);
 		local_add(size, &aux->head);
 	}
-	if (size || (handle->aux_flags & ~(u64)PERF_AUX_FLAG_OVERWRITE))
+	/* an area unmapped meanwhile: nobody can read what went into it */
+	if (READ_ONCE(aux->detached))
+		goto out;
+	if (size || (handle->aux_flags & PERF_AUX_FLAGS_NEWS))
 		perf_aux_record(event, offset, size, handle->aux_flags);
 
 	head = local_read(&aux->head);
@@ -461,7 +483,7 @@ void perf_aux_output_end(struct perf_output_handle *handle,
 		local_set(&aux->wakeup, head);
 		perf_aux_wakeup(event, aux->rb);
 	}
-
+out:
 	handle->event = NULL;
 	handle->aux = NULL;
 	/* the area is free for the next handle once all of the above is */

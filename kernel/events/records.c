@@ -877,7 +877,3 @@ void perf_event_text_poke(const void *addr, const void *old_bytes,
 	perf_sb_iterate(perf_text_poke_one, &info, NULL);
 	kfree(info.bytes);
 }
-
-void perf_event_itrace_started(struct perf_event *event)
-{
-}

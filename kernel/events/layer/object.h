@@ -32,21 +32,23 @@
  *                                                      under it
  * 11  event->mmap_mutex           mutex, process       event->rb, mapping counts; another
  *                                                      event's nested (buffer unmapped)
- * 12  leaf mutexes                mutex, process       perf_callchain_mutex (buffers,
+ * 12  rb->aux_mutex               mutex, process       a buffer's AUX area (rb->aux); its
+ *                                                      pages and the driver's setup_aux()
+ *                                                      under it
+ * 13  leaf mutexes                mutex, process       perf_callchain_mutex (buffers,
  *                                                      stack sysctls), perf_bpf_mutex
- *                                                      (event->prog), rb->aux_mutex (the AUX
- *                                                      area), bp_slots_mutex,
+ *                                                      (event->prog), bp_slots_mutex,
  *                                                      pmus_lock (PMU list), uprobe
  *                                                      insn_mutex, ref_ctr_mutex, x86
  *                                                      intel_ds_mutex, ibs_nmi_mutex
- * 13  rb->event_lock              spinlock, irqsave    a buffer's list of writers
- * 14  rq->lock, p->pi_lock        raw, the scheduler   held around the switch hooks and
+ * 14  rb->event_lock              spinlock, irqsave    a buffer's list of writers
+ * 15  rq->lock, p->pi_lock        raw, the scheduler   held around the switch hooks and
  *                                                      the sched tracepoints
- * 15  ctx->lock                   raw, IRQs off,       event states, a context's lists,
+ * 16  ctx->lock                   raw, IRQs off,       event states, a context's lists,
  *                                 never in NMI         times, is_active; nested: this
  *                                                      CPU's under a task's (repack), a
  *                                                      swap pair in address order
- * 16  hrtimer base, x86           raw, IRQs off        innermost
+ * 17  hrtimer base, x86           raw, IRQs off        innermost
  *     extra_core.lock
  *
  * Nothing under ctx->lock sleeps or wakes a wait queue; no event is freed
@@ -253,8 +255,11 @@ struct perf_aux_area {
 	/* its mappings, all through one buffer */
 	atomic_t			mmap_count;
 	struct perf_mmap_charge		charge;
+	/* its last mapping went: its records and head are nobody's now */
+	bool				detached;
 	struct irq_work			free_irq_work;
 	struct work_struct		free_work;
+	struct rcu_head			rcu_head;
 };
 
 /* A change its clones would not see: it is no longer equivalent to them. */

@@ -90,6 +90,8 @@ static void test_aux_start(struct perf_event *event, int flags)
 {
 	struct test_aux_event *te = event->pmu_private;
 
+	if (te->open)
+		return;
 	event->hw.state = PERF_HES_STOPPED;
 	if (!perf_aux_output_begin(&te->handle, event))
 		return;
