@@ -105,6 +105,9 @@ static __u8 stream_byte(__u64 i)
 	return (i * 7 + 1) & 0xff;
 }
 
+/* FIXTURE_DATA(aux), named for the helpers below */
+#define aux_fixture _test_data_aux
+
 FIXTURE(aux) {
 	int type, nosg;
 	long ps;
@@ -173,7 +176,7 @@ static int aux_open_cpu0(int type, __u64 bytes, __u64 flags)
 }
 
 /* Place the area after the data pages and map it; 0 or -errno. */
-static int map_area(struct __test_metadata *_metadata, FIXTURE_DATA(aux) *self,
+static int map_area(struct __test_metadata *_metadata, struct aux_fixture *self,
 		    int pages, int prot)
 {
 	void *p;
@@ -191,7 +194,7 @@ static int map_area(struct __test_metadata *_metadata, FIXTURE_DATA(aux) *self,
 
 /* An event on CPU 0 writing @bytes a stretch, its buffer and area mapped. */
 static void setup_tracer(struct __test_metadata *_metadata,
-			 FIXTURE_DATA(aux) *self, __u64 bytes, __u64 flags,
+			 struct aux_fixture *self, __u64 bytes, __u64 flags,
 			 int pages, int prot)
 {
 	self->fd = aux_open_cpu0(self->type, bytes, flags);
@@ -217,13 +220,13 @@ struct aux_rec {
 	__u32 cpu, res;		/* PERF_SAMPLE_CPU */
 };
 
-static __u64 aux_head(FIXTURE_DATA(aux) *self)
+static __u64 aux_head(struct aux_fixture *self)
 {
 	return __atomic_load_n(&self->rb.pg->aux_head, __ATOMIC_ACQUIRE);
 }
 
 /* Are the area's bytes for stream offsets [from, to) the stream's? */
-static bool stream_in_area(FIXTURE_DATA(aux) *self, __u64 from, __u64 to)
+static bool stream_in_area(struct aux_fixture *self, __u64 from, __u64 to)
 {
 	const __u8 *a = self->area;
 	__u64 i;
