@@ -64,18 +64,16 @@ static void perf_aux_free_irq_work(struct irq_work *work)
 }
 
 /*
- * Drop a reference. The last one may be a handle's, ended in the PMI:
- * the pages and the driver's state are freed from a work item, which an
- * NMI cannot queue directly.
+ * Drop a reference. The last one may be a handle's, ended in the PMI or
+ * under a context's lock, where neither may a work item be queued (the
+ * pool's lock nests outside ctx->lock) nor the driver's free_aux() run:
+ * an irq_work queues the work item that frees the pages and the driver's
+ * state.
  */
 static void perf_aux_put(struct perf_aux_area *aux)
 {
-	if (!refcount_dec_and_test(&aux->refcount))
-		return;
-	if (in_nmi())
+	if (refcount_dec_and_test(&aux->refcount))
 		irq_work_queue(&aux->free_irq_work);
-	else
-		schedule_work(&aux->free_work);
 }
 
 /*
