@@ -277,8 +277,11 @@ struct pmu {
 	long (*snapshot_aux)(struct perf_event *event,
 			     struct perf_output_handle *handle,
 			     unsigned long size);
-	/* may @event write its records into its leader's AUX area? */
-	int  (*aux_output_match)(struct perf_event *event);
+	/*
+	 * May this PMU's aux_output event write its records into the AUX
+	 * area of @aux_event, the AUX event leading its group?
+	 */
+	int  (*aux_output_match)(struct perf_event *aux_event);
 };
 
 /* the software PMUs' task-context slot, kept for drivers that name it */
@@ -480,6 +483,8 @@ struct perf_sample_data {
 	struct perf_regs		regs_intr;
 	u64				stack_user_size;
 	u64				cgroup;
+	/* PERF_SAMPLE_AUX: the bytes of AUX data the sample carries */
+	u64				aux_size;
 } ____cacheline_aligned;
 
 struct perf_callchain_entry {

@@ -18,6 +18,9 @@
  * A writable mapping of the area means the reader moves aux_tail and the
  * driver stops where it would overwrite what was not read; a read-only
  * one means the driver overwrites the oldest data (a snapshot buffer).
+ * The layout, the errnos and the records are 6.12's, as the selftest
+ * aux_area shows on both kernels (Documentation/perf-core/design.rst,
+ * "The AUX area").
  */
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -77,34 +80,36 @@ static void perf_aux_put(struct perf_aux_area *aux)
 }
 
 /*
- * The pages, in chunks as large as the allocator gives (up to the whole
- * area), each chunk split into pages that are mapped and freed one by
- * one, with the chunk's order in its first page's private field for the
- * drivers that build their tables from chunks. A PMU that cannot
- * scatter (PERF_PMU_CAP_AUX_NO_SG) gets one chunk or nothing.
+ * The pages, as 6.12 lays them out: single pages for a PMU that can
+ * scatter; for one that cannot (PERF_PMU_CAP_AUX_NO_SG) physically
+ * contiguous chunks as large as the whole area, or in a writable area as
+ * large as the watermark (so that the driver can interrupt at each
+ * chunk's end), smaller where the allocator has none that large. A
+ * chunk's pages are mapped and freed one by one; its first page's
+ * private field holds the chunk's order, for the driver's tables.
  */
 static int perf_aux_alloc_pages(struct perf_aux_area *aux, int node)
 {
-	bool one_chunk = aux->pmu->capabilities & PERF_PMU_CAP_AUX_NO_SG;
-	int order = ilog2(aux->nr_pages), i = 0;
+	int order = 0, i = 0;
 
-	if (order > MAX_PAGE_ORDER) {
-		if (one_chunk)
-			return -ENOMEM;
-		order = MAX_PAGE_ORDER;
+	if (aux->pmu->capabilities & PERF_PMU_CAP_AUX_NO_SG) {
+		order = ilog2(aux->nr_pages);
+		if (!aux->overwrite)
+			order = min(order, ilog2(max(aux->watermark >> PAGE_SHIFT,
+						     1UL)));
+		order = min(order, MAX_PAGE_ORDER);
 	}
 	while (i < aux->nr_pages) {
 		struct page *page;
 		int j;
 
-		order = min(order, ilog2(aux->nr_pages - i));
 		for (;;) {
 			gfp_t gfp = GFP_KERNEL | __GFP_ZERO;
 
 			if (order)
 				gfp |= __GFP_NOWARN | __GFP_NORETRY;
 			page = alloc_pages_node(node, gfp, order);
-			if (page || !order || one_chunk)
+			if (page || !order)
 				break;
 			order--;
 		}
@@ -151,6 +156,12 @@ static struct perf_aux_area *perf_aux_alloc(struct perf_event *event,
 	init_irq_work(&aux->free_irq_work, perf_aux_free_irq_work);
 	INIT_WORK(&aux->free_work, perf_aux_free_work);
 
+	/* wake the reader every aux_watermark bytes, by default half */
+	watermark = event->attr.aux_watermark;
+	if (!watermark || watermark > aux->size)
+		watermark = aux->size / 2;
+	aux->watermark = overwrite ? aux->size : watermark;
+
 	if (!perf_aux_alloc_pages(aux, node))
 		aux->priv = pmu->setup_aux(event, aux->pages, nr_pages,
 					   overwrite);
@@ -158,11 +169,6 @@ static struct perf_aux_area *perf_aux_alloc(struct perf_event *event,
 		perf_aux_free_work(&aux->free_work);
 		return NULL;
 	}
-	/* wake the reader every aux_watermark bytes, by default half */
-	watermark = event->attr.aux_watermark;
-	if (!watermark || watermark > aux->size)
-		watermark = aux->size / 2;
-	aux->watermark = overwrite ? aux->size : watermark;
 	return aux;
 }
 
@@ -170,7 +176,6 @@ static struct perf_aux_area *perf_aux_alloc(struct perf_event *event,
 static void perf_aux_detach(struct perf_buffer *rb, struct perf_aux_area *aux)
 {
 	lockdep_assert_held(&rb->aux_mutex);
-	WRITE_ONCE(aux->detached, true);
 	if (rcu_access_pointer(rb->aux) == aux)
 		RCU_INIT_POINTER(rb->aux, NULL);
 	perf_mmap_uncharge(&aux->charge);
@@ -308,9 +313,6 @@ int perf_aux_mmap(struct perf_event *event, struct vm_area_struct *vma)
 		if (!aux)
 			goto unlock_aux;
 		perf_mmap_charge(&aux->charge, nr_pages, extra);
-		/* a new area: nothing written, nothing read */
-		WRITE_ONCE(rb->user_page->aux_head, 0);
-		WRITE_ONCE(rb->user_page->aux_tail, 0);
 		rcu_assign_pointer(rb->aux, aux);
 		/* the mapping's reference, beside the buffer's */
 		refcount_inc(&aux->refcount);
@@ -349,6 +351,36 @@ static void perf_aux_wakeup(struct perf_event *event, struct perf_buffer *rb)
 }
 
 /**
+ * perf_aux_group_check - may @event use the AUX area of its group's leader?
+ * @event: a new event
+ * @leader: the leader of the group it joins, or NULL
+ *
+ * An aux_output event (PEBS into Intel PT) writes its records into the
+ * leader's area, so the leader must be an AUX event that the event's own
+ * driver can write into (its aux_output_match()); a sample with
+ * aux_sample_size carries a snapshot of the leader's area, so the
+ * leader's driver must make snapshots. Returns 0 or -EINVAL.
+ */
+int perf_aux_group_check(struct perf_event *event, struct perf_event *leader)
+{
+	struct pmu *pmu = event->pmu;
+
+	if (!event->attr.aux_output && !event->attr.aux_sample_size)
+		return 0;
+	if (!leader || leader == event || !has_aux(leader))
+		return -EINVAL;
+	if (event->attr.aux_output &&
+	    (!pmu->aux_output_match || !pmu->aux_output_match(leader)))
+		return -EINVAL;
+	if (event->attr.aux_sample_size && !leader->pmu->snapshot_aux)
+		return -EINVAL;
+	/* its records go to the area or carry it, not both */
+	if (event->attr.aux_output && event->attr.aux_sample_size)
+		return -EINVAL;
+	return 0;
+}
+
+/**
  * perf_aux_output_begin - open an output handle on @event's AUX area
  * @handle: the handle to fill
  * @event: the event whose driver writes (an inherited copy writes into
@@ -357,11 +389,13 @@ static void perf_aux_wakeup(struct perf_event *event, struct perf_buffer *rb)
  * On success @handle->head is where the driver writes next (a running
  * offset: modulo the area's size it is the byte in the area) and
  * @handle->size how many bytes it may write, up to what the reader has
- * not consumed, or the whole area in overwrite mode; @handle->wakeup is
- * the head at which the reader wants waking. Returns the driver's state
- * from setup_aux(), or NULL: no area, another handle open, output paused,
- * or no room left, in which case the event is disabled (the reader
- * re-enables it) and the reader woken. Any context, NMI included.
+ * not consumed (less one byte, so that a full area is not an empty one),
+ * or the whole area in overwrite mode; @handle->wakeup is the head at
+ * which the reader wants waking. Returns the driver's state from
+ * setup_aux(), or NULL: no area, another handle open, or no room left
+ * (the reader is woken; the event stays enabled, and its driver starts
+ * again at its next start). PAUSE_OUTPUT pauses the data buffer alone,
+ * as in 6.12. Any context, NMI included.
  */
 void *perf_aux_output_begin(struct perf_output_handle *handle,
 			    struct perf_event *event)
@@ -369,7 +403,7 @@ void *perf_aux_output_begin(struct perf_output_handle *handle,
 	struct perf_event *owner = event->parent ? event->parent : event;
 	struct perf_aux_area *aux = NULL;
 	struct perf_buffer *rb;
-	unsigned long head, used;
+	unsigned long head, tail;
 
 	handle->event = NULL;
 	handle->aux = NULL;
@@ -386,12 +420,12 @@ void *perf_aux_output_begin(struct perf_output_handle *handle,
 	if (!aux)
 		return NULL;
 	rb = aux->rb;
-	if (aux->pmu != event->pmu || READ_ONCE(rb->paused))
+	if (aux->pmu != event->pmu)
 		goto put;
 	if (local_cmpxchg(&aux->nest, 0, 1) != 0)
 		goto put;
 
-	head = local_read(&aux->head);
+	head = local_read(&rb->aux_head);
 	handle->event = event;
 	handle->rb = rb;
 	handle->head = head;
@@ -399,13 +433,14 @@ void *perf_aux_output_begin(struct perf_output_handle *handle,
 		handle->size = aux->size;
 		handle->wakeup = head + aux->size;
 	} else {
-		used = head - READ_ONCE(rb->user_page->aux_tail);
+		tail = READ_ONCE(rb->user_page->aux_tail);
 		/* the reader's tail is read before the data it frees is written */
 		smp_mb();
-		handle->size = used < aux->size ? aux->size - used : 0;
-		handle->wakeup = local_read(&aux->wakeup) + aux->watermark;
+		/* one byte stays free: head == tail is an empty area */
+		handle->size = (tail - head - 1) & (aux->size - 1);
+		handle->wakeup = local_read(&rb->aux_wakeup) + aux->watermark;
 		if (!handle->size) {
-			perf_event_disable_inatomic(event);
+			/* the reader has to catch up; the driver stops */
 			perf_aux_wakeup(event, rb);
 			handle->event = NULL;
 			local_set(&aux->nest, 0);
@@ -443,14 +478,16 @@ static void perf_aux_record(struct perf_event *event, u64 offset, u64 size,
  * driver set (perf_aux_output_flag()); one with no data is written only
  * when a flag says something (TRUNCATED, PARTIAL, COLLISION). In
  * overwrite mode the driver tells where its data now ends by
- * @handle->head, and the record says OVERWRITE. Nothing is written for an
- * area whose last mapping went while the handle was open.
+ * @handle->head, and the record says OVERWRITE. An area unmapped while
+ * the handle was open still gets its record and head (as in 6.12): the
+ * stream goes on in the buffer.
  */
 void perf_aux_output_end(struct perf_output_handle *handle,
 			 unsigned long size)
 {
 	struct perf_aux_area *aux = handle->aux;
 	struct perf_event *event = handle->event;
+	struct perf_buffer *rb = handle->rb;
 	unsigned long offset, head;
 
 	if (WARN_ON_ONCE(!aux))
@@ -458,30 +495,26 @@ void perf_aux_output_end(struct perf_output_handle *handle,
 	if (aux->overwrite) {
 		handle->aux_flags |= PERF_AUX_FLAG_OVERWRITE;
 		offset = handle->head;
-		local_set(&aux->head, offset);
+		local_set(&rb->aux_head, offset);
 	} else {
 		if (WARN_ON_ONCE(size > handle->size))
 			size = handle->size;
 		handle->aux_flags &= ~(u64)PERF_AUX_FLAG_OVERWRITE;
-		offset = local_read(&aux->head);
-		local_add(size, &aux->head);
+		offset = local_read(&rb->aux_head);
+		local_add(size, &rb->aux_head);
 	}
-	/* an area unmapped meanwhile: nobody can read what went into it */
-	if (READ_ONCE(aux->detached))
-		goto out;
 	if (size || (handle->aux_flags & PERF_AUX_FLAGS_NEWS))
 		perf_aux_record(event, offset, size, handle->aux_flags);
 
-	head = local_read(&aux->head);
+	head = local_read(&rb->aux_head);
 	/* the data before the head that covers it */
 	smp_wmb();
-	WRITE_ONCE(aux->rb->user_page->aux_head, head);
-	if (head - local_read(&aux->wakeup) >= aux->watermark ||
+	WRITE_ONCE(rb->user_page->aux_head, head);
+	if (head - local_read(&rb->aux_wakeup) >= aux->watermark ||
 	    (handle->aux_flags & PERF_AUX_FLAG_TRUNCATED)) {
-		local_set(&aux->wakeup, head);
-		perf_aux_wakeup(event, aux->rb);
+		local_set(&rb->aux_wakeup, head);
+		perf_aux_wakeup(event, rb);
 	}
-out:
 	handle->event = NULL;
 	handle->aux = NULL;
 	/* the area is free for the next handle once all of the above is */
@@ -505,11 +538,11 @@ int perf_aux_output_skip(struct perf_output_handle *handle,
 
 	if (!aux || size > handle->size)
 		return -ENOSPC;
-	local_add(size, &aux->head);
+	local_add(size, &aux->rb->aux_head);
 	handle->head += size;
 	handle->size -= size;
-	if (handle->head - local_read(&aux->wakeup) >= aux->watermark) {
-		local_set(&aux->wakeup, handle->head);
+	if (handle->head - local_read(&aux->rb->aux_wakeup) >= aux->watermark) {
+		local_set(&aux->rb->aux_wakeup, handle->head);
 		handle->wakeup = handle->head + aux->watermark;
 		perf_aux_wakeup(handle->event, aux->rb);
 	}

@@ -396,9 +396,7 @@ void perf_event_header_sizes(struct perf_event *event)
 		PERF_SAMPLE_PERIOD | PERF_SAMPLE_DATA_SRC |
 		PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR |
 		PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |
-		PERF_SAMPLE_CODE_PAGE_SIZE |
-		/* no AUX area here: the snapshot is always empty */
-		PERF_SAMPLE_AUX;
+		PERF_SAMPLE_CODE_PAGE_SIZE;
 	u64 type = event->attr.sample_type;
 	u16 size = hweight64(type & words) * sizeof(u64);
 
@@ -607,6 +605,64 @@ out:
 	return size;
 }
 
+/*
+ * The AUX area a sample's snapshot comes from: that of the AUX event
+ * leading @event's group, when its driver can copy out of it and it is
+ * mapped.
+ */
+static struct perf_aux_area *perf_sample_aux_area(struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader;
+	struct perf_buffer *rb;
+
+	if (leader == event || !has_aux(leader) || !leader->pmu->snapshot_aux)
+		return NULL;
+	if (leader->parent)
+		leader = leader->parent;
+	rb = rcu_dereference(leader->rb);
+	return rb ? rcu_dereference(rb->aux) : NULL;
+}
+
+/*
+ * PERF_SAMPLE_AUX: up to aux_sample_size bytes, no more than the area
+ * holds nor than fit in a record of @used bytes so far, in whole u64s.
+ */
+static u64 perf_sample_aux_size(struct perf_event *event, u64 used)
+{
+	struct perf_aux_area *aux;
+	u64 size = event->attr.aux_sample_size;
+
+	rcu_read_lock();
+	aux = perf_sample_aux_area(event);
+	size = aux ? min_t(u64, size, aux->size) : 0;
+	rcu_read_unlock();
+	size = min_t(u64, size, used < U16_MAX ? U16_MAX - used : 0);
+	return round_down(size, sizeof(u64));
+}
+
+/*
+ * The snapshot itself: the leader's driver copies the newest AUX data
+ * into the record; what it could not fill is zeroed, as the size was
+ * given out already.
+ */
+static void perf_output_sample_aux(struct perf_output_handle *handle,
+				   struct perf_event *event, u64 size)
+{
+	struct perf_event *leader = event->group_leader;
+	long copied = 0;
+	u64 zero = 0;
+
+	rcu_read_lock();
+	if (perf_sample_aux_area(event))
+		copied = leader->pmu->snapshot_aux(leader, handle, size);
+	rcu_read_unlock();
+	if (copied < 0 || copied > size)
+		copied = 0;
+	for (size -= copied; size >= sizeof(u64); size -= sizeof(u64))
+		perf_output_copy(handle, &zero, sizeof(u64));
+	perf_output_copy(handle, &zero, size);
+}
+
 /**
  * perf_prepare_sample - fill what a sample of @event needs from @regs
  * @data: the sample data to fill
@@ -721,6 +777,14 @@ void perf_prepare_sample(struct perf_sample_data *data,
 		data->data_page_size = perf_page_size(data->addr);
 	if (type & PERF_SAMPLE_CODE_PAGE_SIZE)
 		data->code_page_size = perf_page_size(data->ip);
+
+	/* last: the snapshot gets what room the rest leaves in a record */
+	if (type & PERF_SAMPLE_AUX) {
+		data->aux_size = perf_sample_aux_size(event,
+				sizeof(struct perf_event_header) +
+				event->header_size + dyn + sizeof(u64));
+		dyn += sizeof(u64) + data->aux_size;
+	}
 
 	data->dyn_size = dyn;
 	data->sample_flags |= type;
@@ -908,9 +972,9 @@ void perf_output_sample(struct perf_output_handle *handle,
 	if (type & PERF_SAMPLE_CODE_PAGE_SIZE)
 		perf_output_put(handle, data->code_page_size);
 	if (type & PERF_SAMPLE_AUX) {
-		u64 aux_size = 0;
-
-		perf_output_put(handle, aux_size);
+		perf_output_put(handle, data->aux_size);
+		if (data->aux_size)
+			perf_output_sample_aux(handle, event, data->aux_size);
 	}
 
 wakeup:

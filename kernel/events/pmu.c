@@ -341,6 +341,13 @@ static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
 	if (!err && (pmu->capabilities & PERF_PMU_CAP_NO_INTERRUPT) &&
 	    is_sampling_event(event))
 		err = -EOPNOTSUPP;
+	/*
+	 * A software-context PMU's event is a software event to the group
+	 * rules, as in 6.12: hardware events may join a group it leads
+	 * (breakpoints, the AUX tracers leading their aux_output members)
+	 */
+	if (!err && event->pmu->task_ctx_nr == perf_sw_context)
+		event->event_caps |= PERF_EV_CAP_SOFTWARE;
 	if (err) {
 		if (event->destroy) {
 			event->destroy(event);

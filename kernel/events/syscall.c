@@ -318,11 +318,10 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr __user *, attr_uptr,
 		if (err)
 			goto err_event;
 	}
-	/* an AUX snapshot needs an AUX event to lead: no PMU here has one */
-	if (attr.aux_sample_size) {
-		err = -EINVAL;
+	/* an AUX snapshot or aux_output needs an AUX event to lead */
+	err = perf_aux_group_check(event, group_leader);
+	if (err)
 		goto err_cred;
-	}
 	/* before the context: the task of an exited leader has none */
 	if (group_leader &&
 	    READ_ONCE(group_leader->state) == PERF_EVENT_STATE_EXIT) {

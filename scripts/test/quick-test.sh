@@ -8,7 +8,10 @@
 # small initramfs (no bpftrace, no upstream tests), boot it at each CPU
 # count of SMPS (default "2") and print the results as make test does.
 # KERNEL (default build/obj-test/arch/x86/boot/bzImage) boots another
-# kernel, e.g. build/obj-stock's, after "make stock".
+# kernel, e.g. build/obj-stock's, after "make stock"; TESTMODS=DIR takes
+# the test modules from DIR (default build/testmods, built for ours):
+# those of another kernel are built against its objects, e.g.
+#   make -C build/linux-stock O=$PWD/build/obj-stock M=<a copy> modules
 # Logs: build/logs/quick-<pid>-smp<N>.log.
 set -euo pipefail
 
@@ -39,6 +42,6 @@ awk -v names=" $* " '!/^#/ && NF && index(names, " " $1 " ")' \
 	"$ROOT/tools/testing/selftests/perf_events/tests.list" > "$list"
 [ -s "$list" ] || { echo "quick-test.sh: no tests.list line for: $*" >&2; exit 2; }
 "$ROOT/scripts/guest/mkinitramfs.sh" -o "$initrd" -t "$list:$B/ptests" \
-	$(for m in "$B"/testmods/*.ko; do [ -f "$m" ] && echo "-m $m"; done)
+	$(for m in "${TESTMODS:-$B/testmods}"/*.ko; do [ -f "$m" ] && echo "-m $m"; done)
 mkdir -p "$B/logs"
 exec "$ROOT/scripts/test/run-selftests.sh" "$tag" "$kernel" "$initrd" "$smps"

@@ -221,6 +221,13 @@ struct perf_buffer {
 	/* the AUX area (aux.c) while mapped; changed under aux_mutex */
 	struct perf_aux_area __rcu	*aux;
 	struct mutex			aux_mutex;
+	/*
+	 * The AUX stream's next byte, as a running offset, and where the
+	 * reader was last woken: the buffer's, so an area mapped anew
+	 * continues the stream (as in 6.12)
+	 */
+	local_t				aux_head;
+	local_t				aux_wakeup;
 };
 
 /*
@@ -247,16 +254,11 @@ struct perf_aux_area {
 	bool				overwrite;
 	/* an output handle is open: one writer at a time */
 	local_t				nest;
-	/* the next byte the driver writes, as a running offset */
-	local_t				head;
-	/* head at the last wakeup, and the bytes between wakeups */
-	local_t				wakeup;
+	/* the bytes between wakeups */
 	unsigned long			watermark;
 	/* its mappings, all through one buffer */
 	atomic_t			mmap_count;
 	struct perf_mmap_charge		charge;
-	/* its last mapping went: its records and head are nobody's now */
-	bool				detached;
 	struct irq_work			free_irq_work;
 	struct work_struct		free_work;
 	struct rcu_head			rcu_head;

@@ -53,6 +53,7 @@ void perf_sb_write(struct perf_event *event, struct perf_event_header *header,
 /* aux.c: the AUX area and the records about AUX streams */
 int perf_aux_mmap(struct perf_event *event, struct vm_area_struct *vma);
 void perf_log_itrace_start(struct perf_event *event);
+int perf_aux_group_check(struct perf_event *event, struct perf_event *leader);
 #ifdef CONFIG_CGROUP_PERF
 void perf_event_cgroup_record(struct cgroup *cgrp);
 #endif

@@ -20,8 +20,11 @@
  */
 #include "perf_test.h"
 
+#include <linux/hw_breakpoint.h>
+
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -34,6 +37,8 @@
 #define NOSG_DIR	"/sys/bus/event_source/devices/perf_test_aux_nosg"
 #define LIVE_BUFS	"/sys/module/perf_test_aux/parameters/live_bufs"
 #define MLOCK_KB	"/proc/sys/kernel/perf_event_mlock_kb"
+#define FULL_API	"/sys/module/perf_test_aux/parameters/full_api"
+#define LAST_ORDER	"/sys/module/perf_test_aux/parameters/last_order"
 
 enum {
 	AUX_ITRACE_STARTED	= 1 << 0,
@@ -85,6 +90,14 @@ static long long live_bufs(void)
 	long long n;
 
 	return pt_read_int_file(LIVE_BUFS, &n) ? -1 : n;
+}
+
+/* Was the module built with what stock does not export (see the module)? */
+static bool full_api(void)
+{
+	long long n;
+
+	return !pt_read_int_file(FULL_API, &n) && n;
 }
 
 /* The areas are freed by a work item after the last unmap: wait for it. */
@@ -379,6 +392,8 @@ TEST_F(aux, itrace_start_until_the_driver_reports)
 	struct pt_recs r;
 	int i;
 
+	if (!full_api())
+		SKIP(return, "the module lacks what stock does not export");
 	setup_tracer(_metadata, self, 100, AUX_ITRACE_STARTED, 2,
 		     PROT_READ | PROT_WRITE);
 	for (i = 0; i < 4; i++)
@@ -391,18 +406,19 @@ TEST_F(aux, itrace_start_until_the_driver_reports)
 
 /*
  * A reader that never moves aux_tail: the second stretch fits in part
- * (TRUNCATED), the third finds no room, so the event is disabled; once
- * the reader catches up and enables it again, a stretch flows whole.
+ * (TRUNCATED; one byte stays free, so that a full area is not an empty
+ * one), the third finds no room and writes nothing, the event staying
+ * enabled; once the reader catches up, a stretch flows whole again.
  */
-TEST_F(aux, full_area_truncates_then_disables)
+TEST_F(aux, full_area_truncates_then_stops)
 {
 	struct perf_event_header *h;
 	struct pt_val3 v1, v2;
 	struct pt_recs r;
 	__u64 ps = self->ps, want[][3] = {
 		{ 0, 3000, 0 },
-		{ 3000, ps - 3000, PERF_AUX_FLAG_TRUNCATED },
-		{ ps, 3000, 0 },
+		{ 3000, ps - 1 - 3000, PERF_AUX_FLAG_TRUNCATED },
+		{ ps - 1, 3000, 0 },
 	};
 	int n = 0, fd;
 	struct perf_event_attr attr;
@@ -419,21 +435,22 @@ TEST_F(aux, full_area_truncates_then_disables)
 
 	stretch(_metadata, fd);
 	stretch(_metadata, fd);
-	EXPECT_EQ(ps, aux_head(self));
-	/* no room: the start disables the event */
+	EXPECT_EQ(ps - 1, aux_head(self));
+	/* no room: the tracer does not start, but the event stays on */
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
 	usleep(20000);
 	ASSERT_EQ(0, pt_read3(fd, &v1));
 	usleep(20000);
 	ASSERT_EQ(0, pt_read3(fd, &v2));
-	EXPECT_EQ(v1.enabled, v2.enabled);
-	EXPECT_EQ(ps, aux_head(self));
+	EXPECT_LT(v1.enabled, v2.enabled);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+	EXPECT_EQ(ps - 1, aux_head(self));
 
 	/* the reader catches up */
-	self->rb.pg->aux_tail = ps;
+	self->rb.pg->aux_tail = ps - 1;
 	stretch(_metadata, fd);
-	EXPECT_EQ(ps + 3000, aux_head(self));
-	EXPECT_TRUE(stream_in_area(self, ps, ps + 3000));
+	EXPECT_EQ(ps - 1 + 3000, aux_head(self));
+	EXPECT_TRUE(stream_in_area(self, ps - 1, ps - 1 + 3000));
 
 	ASSERT_EQ(0, pt_rb_drain(&self->rb, &r));
 	pt_recs_for_each(h, &r, PERF_RECORD_AUX) {
@@ -501,15 +518,18 @@ TEST_F(aux, watermark_wakes_the_reader)
 	EXPECT_EQ(POLLIN, pfd.revents & POLLIN);
 }
 
-/* The stream's hardware id and lost samples, as the driver reports them. */
+/*
+ * The stream's hardware id and lost samples, as the driver reports them
+ * (a module on stock cannot report lost samples: see the module).
+ */
 TEST_F(aux, hw_id_and_lost_samples_records)
 {
 	struct perf_event_header *h;
 	struct perf_event_attr attr;
 	struct pt_recs r;
-	int ids = 0, lost = 0;
+	int ids = 0, lost = 0, want_lost = full_api() ? 2 : 0;
 
-	aux_attr(&attr, self->type, 100, AUX_HW_ID | AUX_LOST);
+	aux_attr(&attr, self->type, 100, AUX_HW_ID | (want_lost ? AUX_LOST : 0));
 	attr.config2 = 0x1234;
 	self->fd = sys_perf_event_open(&attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	ASSERT_LE(0, self->fd);
@@ -535,7 +555,7 @@ TEST_F(aux, hw_id_and_lost_samples_records)
 			lost++;
 	}
 	EXPECT_EQ(2, ids);
-	EXPECT_EQ(2, lost);
+	EXPECT_EQ(want_lost, lost);
 	EXPECT_EQ(2, pt_recs_count(&r, PERF_RECORD_AUX));
 	pt_recs_free(&r);
 }
@@ -570,26 +590,31 @@ TEST_F(aux, skip_moves_the_head)
 }
 
 /*
- * The area unmapped while the tracer runs: its stretch goes nowhere, the
- * area is freed when the tracer lets go of it, and a new one of another
- * size can be mapped.
+ * The area unmapped while the tracer runs: the stretch it was writing
+ * still gets its record and moves aux_head, the area is freed when the
+ * tracer lets go of it, and an area mapped anew (of another size)
+ * continues the stream where it was.
  */
 TEST_F(aux, unmap_while_tracing)
 {
+	struct pt_recs r;
+
 	setup_tracer(_metadata, self, 100, 0, 2, PROT_READ | PROT_WRITE);
 	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0));
 	munmap(self->area, self->area_len);
 	self->area = NULL;
 	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0));
-	TH_LOG("aux_head after the unmapped area's stretch: %llu",
-	       (unsigned long long)aux_head(self));
+	EXPECT_EQ(100, aux_head(self));
 	EXPECT_EQ(0, live_bufs_settled());
 
 	ASSERT_EQ(0, map_area(_metadata, self, 4, PROT_READ | PROT_WRITE));
 	EXPECT_EQ(1, live_bufs());
 	stretch(_metadata, self->fd);
-	EXPECT_EQ(100, aux_head(self));
-	EXPECT_TRUE(stream_in_area(self, 0, 100));
+	EXPECT_EQ(200, aux_head(self));
+	EXPECT_TRUE(stream_in_area(self, 100, 200));
+	ASSERT_EQ(0, pt_rb_drain(&self->rb, &r));
+	EXPECT_EQ(2, pt_recs_count(&r, PERF_RECORD_AUX));
+	pt_recs_free(&r);
 }
 
 /*
@@ -612,17 +637,58 @@ TEST_F(aux, area_outlives_data_mapping)
 	pt_recs_free(&r);
 }
 
-/* A PMU that cannot scatter gets one physically contiguous chunk. */
-TEST_F(aux, no_sg_pmu_gets_one_chunk)
+static long long last_order(void)
 {
+	long long n;
+
+	return pt_read_int_file(LAST_ORDER, &n) ? -1 : n;
+}
+
+/*
+ * The pages' chunks, as 6.12 lays them out: single pages for a PMU that
+ * can scatter; for one that cannot (AUX_NO_SG), chunks as large as the
+ * area when it is overwritten, or as the watermark (by default half the
+ * area) when the reader moves aux_tail.
+ */
+TEST_F(aux, chunks_of_the_area)
+{
+	struct perf_event_attr attr;
+
+	/* a scattering PMU: pages */
+	setup_tracer(_metadata, self, 100, 0, 16, PROT_READ | PROT_WRITE);
+	EXPECT_EQ(0, last_order());
+	munmap(self->area, self->area_len);
+	self->area = NULL;
+	pt_rb_unmap(&self->rb);
+	close(self->fd);
+
+	/* NO_SG, read-write: half the area a chunk */
 	self->fd = aux_open_cpu0(self->nosg, 100, 0);
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, pt_rb_map(&self->rb, self->fd, DATA_PAGES));
-	/* its setup_aux refuses anything else (ENOMEM) */
 	ASSERT_EQ(0, map_area(_metadata, self, 16, PROT_READ | PROT_WRITE));
-	EXPECT_EQ(1, live_bufs());
+	EXPECT_EQ(3, last_order());
 	stretch(_metadata, self->fd);
 	EXPECT_EQ(100, aux_head(self));
+	munmap(self->area, self->area_len);
+	self->area = NULL;
+
+	/* NO_SG, read-only: the whole area */
+	ASSERT_EQ(0, map_area(_metadata, self, 16, PROT_READ));
+	EXPECT_EQ(4, last_order());
+	munmap(self->area, self->area_len);
+	self->area = NULL;
+	pt_rb_unmap(&self->rb);
+	close(self->fd);
+
+	/* NO_SG, read-write with the watermark at the whole area */
+	aux_attr(&attr, self->nosg, 100, 0);
+	attr.aux_watermark = 16 * self->ps;
+	self->fd = sys_perf_event_open(&attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pt_rb_map(&self->rb, self->fd, DATA_PAGES));
+	ASSERT_EQ(0, map_area(_metadata, self, 16, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(4, last_order());
 }
 
 /*
@@ -679,17 +745,274 @@ TEST_F(aux, mlock_limit_counts_the_area)
 	pt_write_file(MLOCK_KB, old);
 }
 
-/* PAUSE_OUTPUT holds the tracer's output until resumed. */
-TEST_F(aux, pause_output_holds_the_stream)
+/*
+ * PAUSE_OUTPUT pauses the data buffer, not the AUX stream (as in 6.12):
+ * the stretch while paused moves aux_head, but its AUX record is lost.
+ */
+TEST_F(aux, pause_output_pauses_the_records_only)
 {
+	struct pt_recs r;
+
 	setup_tracer(_metadata, self, 100, 0, 2, PROT_READ | PROT_WRITE);
 	stretch(_metadata, self->fd);
 	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1));
 	stretch(_metadata, self->fd);
-	EXPECT_EQ(100, aux_head(self));
+	EXPECT_EQ(200, aux_head(self));
 	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0));
 	stretch(_metadata, self->fd);
-	EXPECT_EQ(200, aux_head(self));
+	EXPECT_EQ(300, aux_head(self));
+	EXPECT_TRUE(stream_in_area(self, 0, 300));
+	ASSERT_EQ(0, pt_rb_drain(&self->rb, &r));
+	TH_LOG("AUX records: %d, LOST: %d", pt_recs_count(&r, PERF_RECORD_AUX),
+	       pt_recs_count(&r, PERF_RECORD_LOST));
+	EXPECT_EQ(2, pt_recs_count(&r, PERF_RECORD_AUX));
+	pt_recs_free(&r);
+}
+
+/* Open an event on CPU 0 in @group; its fd, or -errno. */
+static int probe_open(int type, __u64 config, __u64 st, __u32 ass,
+		      int aux_output, int group)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.sample_period = st ? 1 : 0;
+	attr.sample_type = st;
+	attr.aux_sample_size = ass;
+	attr.aux_output = aux_output;
+	fd = sys_perf_event_open(&attr, -1, 0, group, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * A sample of a group led by the tracer carries a snapshot of the
+ * tracer's newest bytes (PERF_SAMPLE_AUX, aux_sample_size): the stream
+ * written by the stretch before, which is all there is.
+ */
+TEST_F(aux, sample_carries_an_aux_snapshot)
+{
+	struct perf_event_header *h;
+	struct perf_event_attr attr;
+	struct pt_recs r;
+	char *page;
+	int fd, n = 0;
+
+	setup_tracer(_metadata, self, 100, 0, 2, PROT_READ | PROT_WRITE);
+	stretch(_metadata, self->fd);
+	ASSERT_EQ(100, aux_head(self));
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_AUX;
+	attr.aux_sample_size = 64;
+	fd = sys_perf_event_open(&attr, -1, 0, self->fd,
+				 PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, fd);
+	page = mmap(NULL, self->ps, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, page);
+
+	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_ENABLE,
+			   PERF_IOC_FLAG_GROUP));
+	page[0] = 1;
+	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_DISABLE,
+			   PERF_IOC_FLAG_GROUP));
+	munmap(page, self->ps);
+
+	ASSERT_EQ(0, pt_rb_drain(&self->rb, &r));
+	pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
+		__u64 *v = (void *)(h + 1);
+		__u8 *data = (void *)(v + 2);
+		int i;
+
+		/* TID, then the size of the snapshot and its bytes */
+		ASSERT_EQ(sizeof(*h) + 16 + v[1], h->size);
+		if (n++)
+			continue;
+		EXPECT_EQ(64, v[1]);
+		for (i = 0; i < 64 && i < v[1]; i++)
+			EXPECT_EQ(stream_byte(36 + i), data[i]);
+	}
+	EXPECT_LT(0, n);
+	pt_recs_free(&r);
+	close(fd);
+}
+
+/*
+ * The group rules: a snapshot needs a leader whose driver makes them,
+ * aux_output a leader whose driver takes the member, and neither can
+ * do without an AUX leader.
+ */
+TEST_F(aux, group_rules_of_snapshots_and_aux_output)
+{
+	int out = pmu_type("/sys/bus/event_source/devices/perf_test_aux_out");
+	static int watched;
+	struct perf_event_attr attr;
+	int lead, lnosg, fd, bp;
+
+	ASSERT_LT(0, out);
+	lead = aux_open_cpu0(self->type, 100, 0);
+	lnosg = aux_open_cpu0(self->nosg, 100, 0);
+	ASSERT_LE(0, lead);
+	ASSERT_LE(0, lnosg);
+	/* probe_open() gives the fd or -errno */
+	fd = probe_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+			PERF_SAMPLE_AUX, 64, 0, lead);
+	EXPECT_LE(0, fd);
+	close(fd);
+	EXPECT_EQ(-EINVAL, probe_open(PERF_TYPE_SOFTWARE,
+				      PERF_COUNT_SW_PAGE_FAULTS,
+				      PERF_SAMPLE_AUX, 64, 0, lnosg));
+	EXPECT_EQ(-EINVAL, probe_open(PERF_TYPE_SOFTWARE,
+				      PERF_COUNT_SW_PAGE_FAULTS,
+				      PERF_SAMPLE_AUX, 64, 0, -1));
+	fd = probe_open(out, 0, 0, 0, 1, lead);
+	EXPECT_LE(0, fd);
+	close(fd);
+	EXPECT_EQ(-EINVAL, probe_open(out, 0, 0, 0, 1, lnosg));
+	EXPECT_EQ(-EINVAL, probe_open(out, 0, 0, 0, 1, -1));
+	/* not both at once */
+	EXPECT_EQ(-EINVAL, probe_open(out, 0, PERF_SAMPLE_AUX, 64, 1, lead));
+	/* a hardware event may join a group a tracer leads */
+	fd = probe_open(out, 0, 0, 0, 0, lead);
+	EXPECT_LE(0, fd);
+	close(fd);
+	/* or one a breakpoint leads: its PMU is a software-context one too */
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_BREAKPOINT;
+	attr.bp_type = HW_BREAKPOINT_W;
+	attr.bp_addr = (unsigned long)&watched;
+	attr.bp_len = HW_BREAKPOINT_LEN_4;
+	bp = sys_perf_event_open(&attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, bp);
+	fd = probe_open(out, 0, 0, 0, 0, bp);
+	EXPECT_LE(0, fd);
+	close(fd);
+	close(bp);
+	/* a PMU that cannot write into an AUX area */
+	EXPECT_EQ(-EOPNOTSUPP, probe_open(PERF_TYPE_SOFTWARE,
+					  PERF_COUNT_SW_PAGE_FAULTS, 0, 0, 1,
+					  lead));
+	close(lead);
+	close(lnosg);
+}
+
+/*
+ * An inherited CPU event: the child's copy writes into the origin's
+ * area, after an ITRACE_START naming the child.
+ */
+TEST_F(aux, inherited_copy_writes_into_the_origin_area)
+{
+	struct perf_event_header *h;
+	struct perf_event_attr attr;
+	struct pt_recs r;
+	__u64 next = 0;
+	int child_starts = 0, n = 0;
+	pid_t pid;
+
+	aux_attr(&attr, self->type, 100, 0);
+	attr.inherit = 1;
+	self->fd = sys_perf_event_open(&attr, 0, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pt_rb_map(&self->rb, self->fd, DATA_PAGES));
+	ASSERT_EQ(0, map_area(_metadata, self, 4, PROT_READ | PROT_WRITE));
+	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		usleep(1000);
+		_exit(0);
+	}
+	ASSERT_EQ(0, pt_wait_exit(pid));
+	ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0));
+
+	ASSERT_EQ(0, pt_rb_drain(&self->rb, &r));
+	pt_recs_for_each(h, &r, 0) {
+		if (h->type == PERF_RECORD_ITRACE_START) {
+			__u32 *p = (void *)(h + 1);
+
+			child_starts += p[0] == (__u32)pid;
+		} else if (h->type == PERF_RECORD_AUX) {
+			struct aux_rec *a = (void *)h;
+
+			/* one stream, whoever wrote it */
+			EXPECT_EQ(next, a->offset);
+			EXPECT_EQ(100, a->size);
+			next += a->size;
+			n++;
+		}
+	}
+	EXPECT_LT(0, child_starts);
+	EXPECT_LT(1, n);
+	EXPECT_EQ(next, aux_head(self));
+	EXPECT_TRUE(stream_in_area(self, 0, next));
+	pt_recs_free(&r);
+}
+
+struct race_arg {
+	int fd;
+	long ps;
+	struct perf_event_mmap_page *pg;
+	int stop;
+	int maps;
+};
+
+static void *race_mapper(void *p)
+{
+	struct race_arg *a = p;
+
+	while (!__atomic_load_n(&a->stop, __ATOMIC_RELAXED)) {
+		void *m = mmap(NULL, 2 * a->ps, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, a->fd, a->pg->aux_offset);
+
+		if (m != MAP_FAILED) {
+			a->maps++;
+			munmap(m, 2 * a->ps);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The area mapped and unmapped over and over while the tracer starts and
+ * stops on another CPU's behalf: nothing splats (KASAN, lockdep) and
+ * every area is freed.
+ */
+TEST_F(aux, map_unmap_races_a_running_tracer)
+{
+	struct race_arg a;
+	pthread_t t;
+	int i;
+
+	self->fd = aux_open_cpu0(self->type, 100, 0);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, pt_rb_map(&self->rb, self->fd, DATA_PAGES));
+	self->rb.pg->aux_offset = (1 + DATA_PAGES) * self->ps;
+	self->rb.pg->aux_size = 2 * self->ps;
+	a.fd = self->fd;
+	a.ps = self->ps;
+	a.pg = self->rb.pg;
+	a.stop = 0;
+	a.maps = 0;
+	ASSERT_EQ(0, pthread_create(&t, NULL, race_mapper, &a));
+	for (i = 0; i < 2000; i++) {
+		ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_ENABLE, 0));
+		ASSERT_EQ(0, ioctl(self->fd, PERF_EVENT_IOC_DISABLE, 0));
+		/* the reader keeps up, so a start finds room */
+		self->rb.pg->aux_tail = self->rb.pg->aux_head;
+	}
+	__atomic_store_n(&a.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	TH_LOG("%d mappings during 2000 stretches", a.maps);
+	EXPECT_LT(0, a.maps);
 }
 
 TEST_HARNESS_MAIN

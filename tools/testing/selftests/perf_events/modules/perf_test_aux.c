@@ -16,10 +16,27 @@
  *   2  log attr.config2 lost samples at each stop
  *   3  skip 8 bytes before each stretch (perf_aux_output_skip)
  *
- * Two PMUs: perf_test_aux and perf_test_aux_nosg, the second with
- * PERF_PMU_CAP_AUX_NO_SG (its setup_aux refuses pages that are not one
- * physically contiguous chunk). live_bufs (a module parameter) counts
- * the areas set up and not yet freed.
+ * Three PMUs:
+ *   perf_test_aux       the tracer; snapshot_aux() copies the newest
+ *                       bytes of the stream into a sample
+ *                       (PERF_SAMPLE_AUX);
+ *   perf_test_aux_nosg  a tracer with PERF_PMU_CAP_AUX_NO_SG, without
+ *                       snapshots;
+ *   perf_test_aux_out   a counter that does nothing, with
+ *                       PERF_PMU_CAP_AUX_OUTPUT (as PEBS is, into PT),
+ *                       whose aux_output_match() takes perf_test_aux's
+ *                       events as the AUX leader of its aux_output ones.
+ * live_bufs (a module parameter) counts the areas set up and not yet
+ * freed; last_order is the order of the largest physically contiguous
+ * chunk of the last area set up (setup_aux refuses an area whose chunks
+ * are not what their first pages' private fields say).
+ *
+ * Stock 6.12 exports neither perf_output_copy() nor
+ * perf_event_itrace_started() nor perf_log_lost_samples() to modules:
+ * built with PERF_TEST_STOCK (for the stock kernel) the driver copies
+ * snapshots by hand (test_aux_copy()) and refuses config1 bits 0 and 2,
+ * and full_api (a module parameter) says 0, so that the tests of those
+ * skip there.
  */
 #include <linux/module.h>
 #include <linux/perf_event.h>
@@ -35,8 +52,20 @@ enum {
 #define TEST_AUX_SKIP_BYTES	8
 
 static atomic_t live_bufs = ATOMIC_INIT(0);
+static int last_order;
+module_param(last_order, int, 0444);
+MODULE_PARM_DESC(last_order, "the largest chunk of the last area set up");
 module_param_named(live_bufs, live_bufs.counter, int, 0444);
 MODULE_PARM_DESC(live_bufs, "AUX areas set up and not yet freed");
+
+#ifdef PERF_TEST_STOCK
+#define TEST_AUX_FULL_API	0
+#else
+#define TEST_AUX_FULL_API	1
+#endif
+static int full_api = TEST_AUX_FULL_API;
+module_param(full_api, int, 0444);
+MODULE_PARM_DESC(full_api, "itrace_started and lost samples built");
 
 struct test_aux_buf {
 	void	**pages;
@@ -49,7 +78,7 @@ struct test_aux_event {
 	bool		open;
 };
 
-static struct pmu test_aux_pmu, test_aux_nosg_pmu;
+static struct pmu test_aux_pmu, test_aux_nosg_pmu, test_aux_out_pmu;
 
 static void test_aux_destroy(struct perf_event *event)
 {
@@ -65,6 +94,9 @@ static int test_aux_event_init(struct perf_event *event)
 	if (!event->attr.config || event->attr.config > (1 << 20) ||
 	    event->attr.config1 & ~0xfULL)
 		return -EINVAL;
+	if (!full_api &&
+	    (event->attr.config1 & (TEST_AUX_ITRACE_STARTED | TEST_AUX_LOST)))
+		return -EOPNOTSUPP;
 	te = kzalloc(sizeof(*te), GFP_KERNEL);
 	if (!te)
 		return -ENOMEM;
@@ -122,8 +154,10 @@ static void test_aux_stop(struct perf_event *event, int flags)
 		}
 		test_aux_write(buf, handle->head, len);
 	}
+#ifndef PERF_TEST_STOCK
 	if (event->attr.config1 & TEST_AUX_LOST)
 		perf_log_lost_samples(event, event->attr.config2);
+#endif
 	perf_aux_output_end(handle, len);
 	te->open = false;
 out:
@@ -132,8 +166,10 @@ out:
 
 static int test_aux_add(struct perf_event *event, int flags)
 {
+#ifndef PERF_TEST_STOCK
 	if (event->attr.config1 & TEST_AUX_ITRACE_STARTED)
 		perf_event_itrace_started(event);
+#endif
 	if (event->attr.config1 & TEST_AUX_HW_ID)
 		perf_report_aux_output_id(event, event->attr.config2);
 	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
@@ -151,20 +187,108 @@ static void test_aux_read(struct perf_event *event)
 {
 }
 
+/*
+ * Copy @len bytes into a sample being written. Stock 6.12 does not
+ * export perf_output_copy(): there the bytes go to the handle's current
+ * stretch directly, and what does not fit in it is left to the core's
+ * padding (a snapshot near the start of a fresh buffer always fits).
+ */
+static unsigned long test_aux_copy(struct perf_output_handle *handle,
+				   const void *src, unsigned long len)
+{
+#ifdef PERF_TEST_STOCK
+	len = min(len, handle->size);
+	memcpy(handle->addr, src, len);
+	handle->addr += len;
+	handle->size -= len;
+	return len;
+#else
+	return len - perf_output_copy(handle, src, len);
+#endif
+}
+
+/*
+ * The newest @size bytes of the stream (those before the area's head,
+ * as this tracer writes only when it stops), copied into a sample.
+ */
+static long test_aux_snapshot(struct perf_event *event,
+			      struct perf_output_handle *handle,
+			      unsigned long size)
+{
+	struct test_aux_event *te = event->pmu_private;
+	struct test_aux_buf *buf;
+	unsigned long bufsize, head, from, off, n, done = 0;
+
+	if (!te->open)
+		return 0;
+	buf = perf_get_aux(&te->handle);
+	if (!buf)
+		return 0;
+	bufsize = (unsigned long)buf->nr_pages << PAGE_SHIFT;
+	head = te->handle.head;
+	size = min3(size, head, bufsize);
+	from = head - size;
+	while (done < size) {
+		off = (from + done) & (bufsize - 1);
+		n = min(size - done, PAGE_SIZE - (off & ~PAGE_MASK));
+		n = test_aux_copy(handle, buf->pages[off >> PAGE_SHIFT] +
+					  (off & ~PAGE_MASK), n);
+		if (!n)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+/* perf_test_aux_out's events write into perf_test_aux's areas only */
+static int test_aux_output_match(struct perf_event *aux_event)
+{
+	return aux_event->pmu == &test_aux_pmu;
+}
+
+static int test_aux_out_event_init(struct perf_event *event)
+{
+	if (event->attr.type != event->pmu->type)
+		return -ENOENT;
+	return 0;
+}
+
+static int test_aux_out_add(struct perf_event *event, int flags)
+{
+	event->hw.state = flags & PERF_EF_START ? 0 : PERF_HES_STOPPED;
+	return 0;
+}
+
+static void test_aux_out_del(struct perf_event *event, int flags)
+{
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+}
+
+static void test_aux_out_start(struct perf_event *event, int flags)
+{
+	event->hw.state = 0;
+}
+
 static void *test_aux_setup(struct perf_event *event, void **pages,
 			    int nr_pages, bool overwrite)
 {
 	struct test_aux_buf *buf;
-	int i;
+	int i, j, order = 0, max_order = 0;
 
-	if (event->pmu == &test_aux_nosg_pmu) {
-		/* one chunk, whose order its first page carries */
-		if (page_private(virt_to_page(pages[0])) != ilog2(nr_pages))
+	/*
+	 * The core's chunks: each physically contiguous, its order in its
+	 * first page's private field; the largest is shown in last_order
+	 */
+	for (i = 0; i < nr_pages; i += 1 << order) {
+		order = page_private(virt_to_page(pages[i]));
+		if (order > 30 || i + (1 << order) > nr_pages)
 			return NULL;
-		for (i = 1; i < nr_pages; i++)
-			if (pages[i] != pages[0] + i * PAGE_SIZE)
+		for (j = 1; j < 1 << order; j++)
+			if (pages[i + j] != pages[i] + j * PAGE_SIZE)
 				return NULL;
+		max_order = max(max_order, order);
 	}
+	WRITE_ONCE(last_order, max_order);
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
 	if (!buf)
 		return NULL;
@@ -181,23 +305,51 @@ static void test_aux_free(void *data)
 	atomic_dec(&live_bufs);
 }
 
-#define TEST_AUX_PMU(caps)					\
-{								\
-	.module		= THIS_MODULE,				\
-	.task_ctx_nr	= perf_hw_context,			\
-	.capabilities	= PERF_PMU_CAP_ITRACE | (caps),		\
-	.event_init	= test_aux_event_init,			\
-	.add		= test_aux_add,				\
-	.del		= test_aux_del,				\
-	.start		= test_aux_start,			\
-	.stop		= test_aux_stop,			\
-	.read		= test_aux_read,			\
-	.setup_aux	= test_aux_setup,			\
-	.free_aux	= test_aux_free,			\
-}
+/*
+ * The tracers take the software context, as 6.12's tracers do, so that
+ * they can lead a group of hardware events (aux_output members).
+ */
+static struct pmu test_aux_pmu = {
+	.module			= THIS_MODULE,
+	.task_ctx_nr		= perf_sw_context,
+	.capabilities		= PERF_PMU_CAP_ITRACE,
+	.event_init		= test_aux_event_init,
+	.add			= test_aux_add,
+	.del			= test_aux_del,
+	.start			= test_aux_start,
+	.stop			= test_aux_stop,
+	.read			= test_aux_read,
+	.setup_aux		= test_aux_setup,
+	.free_aux		= test_aux_free,
+	.snapshot_aux		= test_aux_snapshot,
+};
 
-static struct pmu test_aux_pmu = TEST_AUX_PMU(0);
-static struct pmu test_aux_nosg_pmu = TEST_AUX_PMU(PERF_PMU_CAP_AUX_NO_SG);
+static struct pmu test_aux_nosg_pmu = {
+	.module		= THIS_MODULE,
+	.task_ctx_nr	= perf_sw_context,
+	.capabilities	= PERF_PMU_CAP_ITRACE | PERF_PMU_CAP_AUX_NO_SG,
+	.event_init	= test_aux_event_init,
+	.add		= test_aux_add,
+	.del		= test_aux_del,
+	.start		= test_aux_start,
+	.stop		= test_aux_stop,
+	.read		= test_aux_read,
+	.setup_aux	= test_aux_setup,
+	.free_aux	= test_aux_free,
+};
+
+static struct pmu test_aux_out_pmu = {
+	.module		= THIS_MODULE,
+	.task_ctx_nr	= perf_hw_context,
+	.capabilities	= PERF_PMU_CAP_AUX_OUTPUT,
+	.aux_output_match = test_aux_output_match,
+	.event_init	= test_aux_out_event_init,
+	.add		= test_aux_out_add,
+	.del		= test_aux_out_del,
+	.start		= test_aux_out_start,
+	.stop		= test_aux_out_del,
+	.read		= test_aux_read,
+};
 
 static int __init test_aux_init(void)
 {
@@ -208,12 +360,21 @@ static int __init test_aux_init(void)
 		return err;
 	err = perf_pmu_register(&test_aux_nosg_pmu, "perf_test_aux_nosg", -1);
 	if (err)
-		perf_pmu_unregister(&test_aux_pmu);
+		goto out_aux;
+	err = perf_pmu_register(&test_aux_out_pmu, "perf_test_aux_out", -1);
+	if (err)
+		goto out_nosg;
+	return 0;
+out_nosg:
+	perf_pmu_unregister(&test_aux_nosg_pmu);
+out_aux:
+	perf_pmu_unregister(&test_aux_pmu);
 	return err;
 }
 
 static void __exit test_aux_exit(void)
 {
+	perf_pmu_unregister(&test_aux_out_pmu);
 	perf_pmu_unregister(&test_aux_nosg_pmu);
 	perf_pmu_unregister(&test_aux_pmu);
 }
