@@ -120,6 +120,8 @@ static int __perf_output_begin(struct perf_output_handle *handle,
 	}
 
 	handle->rb = rb;
+	/* not an AUX handle: perf_get_aux() on it finds nothing */
+	handle->aux = NULL;
 	/* wakeups go through the event that owns the buffer */
 	handle->event = event->parent ? event->parent : event;
 	local_inc(&rb->nest);
@@ -396,7 +398,9 @@ void perf_event_header_sizes(struct perf_event *event)
 		PERF_SAMPLE_PERIOD | PERF_SAMPLE_DATA_SRC |
 		PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR |
 		PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |
-		PERF_SAMPLE_CODE_PAGE_SIZE;
+		PERF_SAMPLE_CODE_PAGE_SIZE |
+		/* the AUX snapshot's size word; its bytes are dynamic */
+		PERF_SAMPLE_AUX;
 	u64 type = event->attr.sample_type;
 	u16 size = hweight64(type & words) * sizeof(u64);
 
@@ -613,6 +617,7 @@ out:
 static struct perf_aux_area *perf_sample_aux_area(struct perf_event *event)
 {
 	struct perf_event *leader = event->group_leader;
+	struct perf_aux_area *aux;
 	struct perf_buffer *rb;
 
 	if (leader == event || !has_aux(leader) || !leader->pmu->snapshot_aux)
@@ -620,7 +625,9 @@ static struct perf_aux_area *perf_sample_aux_area(struct perf_event *event)
 	if (leader->parent)
 		leader = leader->parent;
 	rb = rcu_dereference(leader->rb);
-	return rb ? rcu_dereference(rb->aux) : NULL;
+	aux = rb ? rcu_dereference(rb->aux) : NULL;
+	/* a buffer shared by SET_OUTPUT may hold another PMU's area */
+	return aux && aux->pmu == leader->pmu ? aux : NULL;
 }
 
 /*
@@ -656,8 +663,11 @@ static void perf_output_sample_aux(struct perf_output_handle *handle,
 	if (perf_sample_aux_area(event))
 		copied = leader->pmu->snapshot_aux(leader, handle, size);
 	rcu_read_unlock();
-	if (copied < 0 || copied > size)
+	/* the copy is bounded by the record; only what it left is padded */
+	if (copied < 0)
 		copied = 0;
+	if (copied > size)
+		copied = size;
 	for (size -= copied; size >= sizeof(u64); size -= sizeof(u64))
 		perf_output_copy(handle, &zero, sizeof(u64));
 	perf_output_copy(handle, &zero, size);
@@ -778,12 +788,15 @@ void perf_prepare_sample(struct perf_sample_data *data,
 	if (type & PERF_SAMPLE_CODE_PAGE_SIZE)
 		data->code_page_size = perf_page_size(data->ip);
 
-	/* last: the snapshot gets what room the rest leaves in a record */
+	/*
+	 * last: the snapshot gets what room the rest leaves in a record (its
+	 * size word is in header_size, which the user stack left room for)
+	 */
 	if (type & PERF_SAMPLE_AUX) {
 		data->aux_size = perf_sample_aux_size(event,
 				sizeof(struct perf_event_header) +
-				event->header_size + dyn + sizeof(u64));
-		dyn += sizeof(u64) + data->aux_size;
+				event->header_size + dyn);
+		dyn += data->aux_size;
 	}
 
 	data->dyn_size = dyn;
