@@ -135,9 +135,9 @@ TEST(max_stack_dump_with_regs_intr_fits_the_record)
  * The largest user stack dump with an AUX snapshot's size word after it
  * (PERF_SAMPLE_AUX on an event with no AUX leader: an empty snapshot):
  * the stack leaves room for the word, so the record size never wraps and
- * the kernel does not WARN. Every sample must be whole; stock 6.12
- * writes none here (its stack takes the word's room and the size wraps),
- * ours writes them within the record, so their number is only logged.
+ * the kernel does not WARN. Every sample must be whole; the stock test
+ * kernel writes none here (not looked into), ours writes them within
+ * the record, so their number is only logged.
  */
 TEST(max_stack_dump_with_aux_size_fits_the_record)
 {
