@@ -49,18 +49,6 @@ enum {
 
 #define DATA_PAGES	8
 
-static int load_module(void)
-{
-	int fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -ENOENT;
-	if (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 /* The last area's free drops its module reference just after free_aux. */
 static int unload_module(void)
 {
@@ -74,15 +62,6 @@ static int unload_module(void)
 		usleep(10000);
 	}
 	return errno;
-}
-
-static int pmu_type(const char *dir)
-{
-	char path[256];
-	long long type;
-
-	snprintf(path, sizeof(path), "%s/type", dir);
-	return pt_read_int_file(path, &type) ? -1 : (int)type;
 }
 
 static long long live_bufs(void)
@@ -138,14 +117,14 @@ FIXTURE_SETUP(aux)
 	self->area = NULL;
 	if (geteuid() != 0)
 		SKIP(return, "needs root to load modules");
-	err = load_module();
+	err = pt_load_module(MODULE_PATH);
 	if (err == -ENOENT)
 		SKIP(return, "no %s", MODULE_PATH);
 	if (err == -ENOSYS)
 		SKIP(return, "kernel without modules");
 	ASSERT_EQ(0, err);
-	self->type = pmu_type(AUX_DIR);
-	self->nosg = pmu_type(NOSG_DIR);
+	self->type = pt_pmu_type(AUX_DIR);
+	self->nosg = pt_pmu_type(NOSG_DIR);
 	ASSERT_LT(0, self->type);
 	ASSERT_LT(0, self->nosg);
 	self->ps = pt_page_size();
@@ -852,7 +831,7 @@ TEST_F(aux, sample_carries_an_aux_snapshot)
  */
 TEST_F(aux, group_rules_of_snapshots_and_aux_output)
 {
-	int out = pmu_type("/sys/bus/event_source/devices/perf_test_aux_out");
+	int out = pt_pmu_type("/sys/bus/event_source/devices/perf_test_aux_out");
 	static int watched;
 	struct perf_event_attr attr;
 	int lead, lnosg, fd, bp;

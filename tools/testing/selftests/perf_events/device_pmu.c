@@ -24,30 +24,9 @@
 
 enum { EV_CPU = 1, EV_STARTS = 2 };
 
-static int load_module(void)
-{
-	int fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -ENOENT;
-	if (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
 static int unload_module(void)
 {
 	return syscall(SYS_delete_module, MODULE_NAME, O_NONBLOCK) ? errno : 0;
-}
-
-static int pmu_type(const char *dir)
-{
-	char path[256];
-	long long type;
-
-	snprintf(path, sizeof(path), "%s/type", dir);
-	return pt_read_int_file(path, &type) ? -1 : (int)type;
 }
 
 static int open_dev(int type, __u64 config, pid_t pid, int cpu, int group)
@@ -99,14 +78,14 @@ FIXTURE_SETUP(dev)
 
 	if (geteuid() != 0)
 		SKIP(return, "needs root to load modules");
-	err = load_module();
+	err = pt_load_module(MODULE_PATH);
 	if (err == -ENOENT)
 		SKIP(return, "no %s", MODULE_PATH);
 	if (err == -ENOSYS)
 		SKIP(return, "kernel without modules");
 	ASSERT_EQ(0, err);
-	self->sys = pmu_type(SYS_DIR);
-	self->mig = pmu_type(MIG_DIR);
+	self->sys = pt_pmu_type(SYS_DIR);
+	self->mig = pt_pmu_type(MIG_DIR);
 	ASSERT_LT(0, self->sys);
 	ASSERT_LT(0, self->mig);
 }
@@ -230,7 +209,7 @@ TEST_F(dev, open_event_holds_the_module)
 	EXPECT_EQ(EWOULDBLOCK, unload_module());
 	close(fd);
 	EXPECT_EQ(0, unload_module());
-	EXPECT_EQ(0, load_module());
+	EXPECT_EQ(0, pt_load_module(MODULE_PATH));
 }
 
 /*

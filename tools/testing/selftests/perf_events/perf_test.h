@@ -852,6 +852,32 @@ static inline bool pt_kernel_is_612(void)
 	return !uname(&u) && !strncmp(u.release, "6.12.", 5);
 }
 
+/*
+ * Load the test module at @path (modules/, in the initramfs): 0, or
+ * -ENOENT when it is not there, or -errno (-ENOSYS: no module support).
+ */
+static inline int pt_load_module(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -ENOENT;
+	if (syscall(SYS_finit_module, fd, "", 0) && errno != EEXIST)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* The type of the PMU whose sysfs directory is @dir, or -1. */
+static inline int pt_pmu_type(const char *dir)
+{
+	char path[256];
+	long long type;
+
+	snprintf(path, sizeof(path), "%s/type", dir);
+	return pt_read_int_file(path, &type) ? -1 : (int)type;
+}
+
 static inline pid_t pt_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);

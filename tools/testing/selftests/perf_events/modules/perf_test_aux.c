@@ -309,34 +309,25 @@ static void test_aux_free(void *data)
  * The tracers take the software context, as 6.12's tracers do, so that
  * they can lead a group of hardware events (aux_output members).
  */
-static struct pmu test_aux_pmu = {
-	.module			= THIS_MODULE,
-	.task_ctx_nr		= perf_sw_context,
-	.capabilities		= PERF_PMU_CAP_ITRACE,
-	.event_init		= test_aux_event_init,
-	.add			= test_aux_add,
-	.del			= test_aux_del,
-	.start			= test_aux_start,
-	.stop			= test_aux_stop,
-	.read			= test_aux_read,
-	.setup_aux		= test_aux_setup,
-	.free_aux		= test_aux_free,
-	.snapshot_aux		= test_aux_snapshot,
-};
+#define TEST_AUX_TRACER(caps, snapshot)				\
+{								\
+	.module		= THIS_MODULE,				\
+	.task_ctx_nr	= perf_sw_context,			\
+	.capabilities	= PERF_PMU_CAP_ITRACE | (caps),		\
+	.event_init	= test_aux_event_init,			\
+	.add		= test_aux_add,				\
+	.del		= test_aux_del,				\
+	.start		= test_aux_start,			\
+	.stop		= test_aux_stop,			\
+	.read		= test_aux_read,			\
+	.setup_aux	= test_aux_setup,			\
+	.free_aux	= test_aux_free,			\
+	.snapshot_aux	= (snapshot),				\
+}
 
-static struct pmu test_aux_nosg_pmu = {
-	.module		= THIS_MODULE,
-	.task_ctx_nr	= perf_sw_context,
-	.capabilities	= PERF_PMU_CAP_ITRACE | PERF_PMU_CAP_AUX_NO_SG,
-	.event_init	= test_aux_event_init,
-	.add		= test_aux_add,
-	.del		= test_aux_del,
-	.start		= test_aux_start,
-	.stop		= test_aux_stop,
-	.read		= test_aux_read,
-	.setup_aux	= test_aux_setup,
-	.free_aux	= test_aux_free,
-};
+static struct pmu test_aux_pmu = TEST_AUX_TRACER(0, test_aux_snapshot);
+static struct pmu test_aux_nosg_pmu =
+	TEST_AUX_TRACER(PERF_PMU_CAP_AUX_NO_SG, NULL);
 
 static struct pmu test_aux_out_pmu = {
 	.module		= THIS_MODULE,
