@@ -142,6 +142,11 @@ struct hw_perf_event {
 			int		flags;
 			u64		extra_reg_config;
 			u64		branch_reg_config;
+			/*
+			 * what the driver took for the event (x86: buffers,
+			 * the branch hardware), for its destroy to give back
+			 */
+			unsigned int	holds;
 		};
 		struct { /* hrtimer based software events */
 			struct hrtimer	hrtimer;
@@ -229,6 +234,11 @@ struct pmu {
 	const cpumask_t			*supported_cpus;
 	/* enum perf_pmu_scope: the core shows cpumask, moves at offline */
 	unsigned int			scope;
+	/*
+	 * PERF_PMU_CAP_EXCLUSIVE: > 0 task events, < 0 CPU events (one kind
+	 * at a time, see perf_pmu_exclusive_get())
+	 */
+	atomic_t			exclusive_cnt;
 
 	void (*pmu_enable)(struct pmu *pmu);
 	void (*pmu_disable)(struct pmu *pmu);
@@ -301,6 +311,8 @@ enum perf_addr_filter_action_t {
 #define PERF_ATTACH_CALLCHAIN	0x10
 /* the driver reported where the trace starts: no more ITRACE_START */
 #define PERF_ATTACH_ITRACE	0x20
+/* the event counts in its PMU's exclusive_cnt */
+#define PERF_ATTACH_EXCLUSIVE	0x40
 
 /**
  * enum perf_event_state - where an event is in its life
@@ -784,7 +796,9 @@ static inline bool has_aux(struct perf_event *event)
 
 /*
  * Events that are scheduled for exclusive use of the PMU: PMUs with
- * PERF_PMU_CAP_EXCLUSIVE get one such event per CPU.
+ * PERF_PMU_CAP_EXCLUSIVE get one such event per context, and either
+ * task events or CPU events at a time (the hardware has one state per
+ * CPU, and a CPU event would be switched out by a task's).
  */
 static inline bool is_exclusive_pmu(struct pmu *pmu)
 {

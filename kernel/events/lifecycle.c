@@ -160,6 +160,7 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 err_pmu:
 	if (event->destroy)
 		event->destroy(event);
+	perf_pmu_exclusive_put(event);
 	module_put(event->pmu->module);
 err_task:
 	if (task)
@@ -196,8 +197,10 @@ void perf_event_free(struct perf_event *event)
 		event->destroy(event);
 	security_perf_event_free(event);
 	perf_cgroup_detach(event);
-	if (event->pmu)
+	if (event->pmu) {
+		perf_pmu_exclusive_put(event);
 		module_put(event->pmu->module);
+	}
 	if (event->hw.target)
 		put_task_struct(event->hw.target);
 	if (event->parent)
@@ -314,6 +317,10 @@ int perf_event_attach(struct perf_event *event,
 	}
 	if (leader)
 		err = perf_check_group(event, leader, ctx);
+	/* one event of an exclusive PMU a context (6.12: EBUSY) */
+	if (!err && is_exclusive_pmu(event->pmu) &&
+	    !perf_pmu_exclusive_installable(event, ctx))
+		err = -EBUSY;
 	if (!err)
 		err = perf_install_event(ctx, event);
 	mutex_unlock(&ctx->mutex);

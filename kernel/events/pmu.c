@@ -305,6 +305,62 @@ static bool perf_event_has_extended_regs(struct perf_event *event)
 		event->attr.sample_regs_intr) & PERF_REG_EXTENDED_MASK;
 }
 
+
+/*
+ * An exclusive PMU's events are either all task events or all CPU
+ * events (6.12: EBUSY for one of the other kind). Its count is held
+ * from the event's init to its free.
+ */
+static int perf_pmu_exclusive_get(struct perf_event *event)
+{
+	atomic_t *cnt = &event->pmu->exclusive_cnt;
+	bool ok;
+
+	if (event->attach_state & PERF_ATTACH_TASK)
+		ok = atomic_inc_unless_negative(cnt);
+	else
+		ok = atomic_dec_unless_positive(cnt);
+	if (!ok)
+		return -EBUSY;
+	event->attach_state |= PERF_ATTACH_EXCLUSIVE;
+	return 0;
+}
+
+/**
+ * perf_pmu_exclusive_put - @event leaves its exclusive PMU's count
+ * @event: an event being freed
+ */
+void perf_pmu_exclusive_put(struct perf_event *event)
+{
+	if (!(event->attach_state & PERF_ATTACH_EXCLUSIVE))
+		return;
+	if (event->attach_state & PERF_ATTACH_TASK)
+		atomic_dec(&event->pmu->exclusive_cnt);
+	else
+		atomic_inc(&event->pmu->exclusive_cnt);
+	event->attach_state &= ~PERF_ATTACH_EXCLUSIVE;
+}
+
+/**
+ * perf_pmu_exclusive_installable - may @event join @ctx?
+ * @event: an event of an exclusive PMU
+ * @ctx: the context, its mutex held
+ *
+ * Return: false when an event of the same PMU is in @ctx already.
+ */
+bool perf_pmu_exclusive_installable(struct perf_event *event,
+				    struct perf_event_context *ctx)
+{
+	struct perf_event *other;
+
+	lockdep_assert_held(&ctx->mutex);
+	list_for_each_entry(other, &ctx->event_list, event_entry) {
+		if (other != event && other->pmu == event->pmu)
+			return false;
+	}
+	return true;
+}
+
 /*
  * Offer the event to one PMU. -ENOENT means "not mine". Its event_init
  * may hand the event to another PMU of the same driver by setting
@@ -348,6 +404,8 @@ static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
 	 */
 	if (!err && event->pmu->task_ctx_nr == perf_sw_context)
 		event->event_caps |= PERF_EV_CAP_SOFTWARE;
+	if (!err && is_exclusive_pmu(pmu))
+		err = perf_pmu_exclusive_get(event);
 	if (err) {
 		if (event->destroy) {
 			event->destroy(event);

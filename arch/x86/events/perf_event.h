@@ -113,6 +113,8 @@ struct x86_extra_regs {
  *	@disable do meanwhile takes effect at the restart; NULL (or a
  *	no-op where there is no global control): none
  * @cpu_reset: stop and clear every counter of this CPU (bring-up)
+ * @release: give back what the vendor's checks took for an event
+ *	(hw.holds), when it is destroyed or its init failed; NULL: nothing
  * @attr_groups: events/ (sysfs.c adds format/, caps/ and rdpmc)
  * @lbr: the branch stack, if the CPU has one the driver knows
  * @intel: hooks only the Intel driver sets (NULL or false elsewhere)
@@ -158,6 +160,7 @@ struct x86_pmu_ops {
 	int		(*handle_irq)(struct pt_regs *regs);
 	void		(*hold)(bool on);
 	void		(*cpu_reset)(void);
+	void		(*release)(struct perf_event *event);
 	const struct attribute_group **attr_groups;
 	const struct x86_lbr_ops *lbr;
 	struct {
@@ -332,6 +335,9 @@ void intel_ds_init(void);
 void intel_ds_cpu_init(void);
 int intel_ds_get(unsigned int record);
 void intel_ds_put(void);
+void *intel_ds_bts_buffer(void);
+int intel_ds_bts_get(void);
+void intel_ds_bts_put(void);
 int intel_pebs_init(u64 caps);
 int intel_pebs_config(struct perf_event *event, u64 *config);
 u64 intel_pebs_enable(struct perf_event *event);
@@ -342,6 +348,51 @@ u64 intel_pebs_enabled(void);
 u64 intel_pebs_counters(void);
 bool intel_pebs_is_adaptive(void);
 void intel_pebs_cpu_reset(void);
+
+/**
+ * struct bts_record - a branch trace store record (64-bit DS format)
+ * @from: the address of the branch (or of the interrupted instruction)
+ * @to: its target (or the handler's first instruction)
+ * @flags: bit 4: the branch was predicted, where the CPU reports it
+ */
+struct bts_record {
+	u64	from;
+	u64	to;
+	u64	flags;
+};
+
+/* Intel branch trace store (intel/bts.c, intel/bts_aux.c) */
+bool intel_bts_init(void);
+int intel_bts_config(struct perf_event *event);
+void intel_bts_enable(struct perf_event *event);
+void intel_bts_disable(struct perf_event *event);
+int intel_bts_pmi(struct pt_regs *regs);
+void intel_bts_cpu_reset(void);
+u64 intel_bts_debugctl(struct perf_event *event);
+u64 intel_bts_stop_hw(void);
+void intel_bts_start_hw(u64 bits);
+int intel_bts_aux_pmi(void);
+
+/**
+ * enum x86_excl_kind - users of the branch hardware that exclude each
+ *	other (excl.c)
+ * @X86_EXCL_BRANCH: branch stack events and the legacy BTS event
+ * @X86_EXCL_TRACE: intel_bts events
+ * @X86_EXCL_NR: the number of kinds
+ */
+enum x86_excl_kind {
+	X86_EXCL_BRANCH,
+	X86_EXCL_TRACE,
+	X86_EXCL_NR,
+};
+
+int x86_excl_get(enum x86_excl_kind kind);
+void x86_excl_put(enum x86_excl_kind kind);
+
+/* hw.holds of a "cpu" event: what x86_pmu_event_destroy() gives back */
+#define X86_HOLDS_BRANCH	BIT(0)	/* an X86_EXCL_BRANCH user */
+#define X86_HOLDS_PEBS		BIT(1)	/* intel_ds_get() */
+#define X86_HOLDS_BTS		BIT(2)	/* intel_ds_bts_get() */
 
 /* Intel top-down metrics (intel/topdown.c): the level 1 metrics' indices */
 #define INTEL_TD_METRIC_IDX_MASK \

@@ -81,11 +81,16 @@ u64 x86_perf_event_update(struct perf_event *event)
 	s64 delta;
 
 	/*
-	 * Intel's top-down events (no other vendor has counters this high);
-	 * a sampling slots event counts as any other
+	 * Intel's BTS (no counter: its drain counts) and top-down events (no
+	 * other vendor has counters this high); a sampling slots event
+	 * counts as any other
 	 */
-	if (unlikely(is_topdown_idx(hwc->idx)) && !is_sampling_event(event))
-		return x86_ops->intel.td_update(event);
+	if (unlikely(hwc->idx >= INTEL_PMC_IDX_FIXED_SLOTS)) {
+		if (hwc->idx == INTEL_PMC_IDX_FIXED_BTS)
+			return 0;
+		if (is_topdown_idx(hwc->idx) && !is_sampling_event(event))
+			return x86_ops->intel.td_update(event);
+	}
 	prev = local64_read(&hwc->prev_count);
 	do {
 		rdpmcl(hwc->event_base_rdpmc, now);
@@ -113,9 +118,13 @@ bool x86_perf_event_set_period(struct perf_event *event)
 	bool overflow = false;
 	u64 mask;
 
-	if (unlikely(is_topdown_idx(hwc->idx)) && !is_sampling_event(event)) {
-		x86_ops->intel.td_start(event);
-		return false;
+	if (unlikely(hwc->idx >= INTEL_PMC_IDX_FIXED_SLOTS)) {
+		if (hwc->idx == INTEL_PMC_IDX_FIXED_BTS)
+			return false;
+		if (is_topdown_idx(hwc->idx) && !is_sampling_event(event)) {
+			x86_ops->intel.td_start(event);
+			return false;
+		}
 	}
 	if (unlikely(left <= -period)) {
 		left = period;
@@ -294,7 +303,8 @@ static void x86_pmu_del(struct perf_event *event, int flags)
 		cpuc->events[hwc->idx] = NULL;
 		cpuc->used &= ~BIT_ULL(hwc->idx);
 		/* it keeps the count: see perf_clear_dirty_counters() */
-		cpuc->dirty |= BIT_ULL(hwc->idx);
+		if (hwc->event_base)
+			cpuc->dirty |= BIT_ULL(hwc->idx);
 		if (has_branch_stack(event))
 			x86_lbr_del(cpuc, event);
 		if (x86_ops->intel.extra_put)
@@ -492,12 +502,26 @@ static u64 x86_freq_first_period(const struct perf_event_attr *attr)
 	return max_t(u64, div64_u64(rate - 1, attr->sample_freq), 1);
 }
 
+/* give back what the event's init took (hw.holds) */
+static void x86_pmu_event_destroy(struct perf_event *event)
+{
+	if (event->hw.holds & X86_HOLDS_BRANCH)
+		x86_excl_put(X86_EXCL_BRANCH);
+	if (x86_ops->release)
+		x86_ops->release(event);
+	event->hw.holds = 0;
+}
+
 static int x86_pmu_event_init(struct perf_event *event)
 {
 	struct perf_event_attr *attr = &event->attr;
 	struct hw_perf_event *hwc = &event->hw;
 	u64 config, config1 = 0;
 	int err;
+
+	/* from here on a failure gives back what was taken (hw.holds) */
+	hwc->holds = 0;
+	event->destroy = x86_pmu_event_destroy;
 
 	/*
 	 * As 6.12: a precise event the counters cannot take is handed on
@@ -559,6 +583,13 @@ static int x86_pmu_event_init(struct perf_event *event)
 		err = x86_ops->lbr->select(event, &hwc->branch_reg_config);
 		if (err)
 			return err;
+		/* not beside intel_bts events (the legacy BTS took it) */
+		if (!(hwc->holds & X86_HOLDS_BRANCH)) {
+			err = x86_excl_get(X86_EXCL_BRANCH);
+			if (err)
+				return err;
+			hwc->holds |= X86_HOLDS_BRANCH;
+		}
 		/* the task's call stack is kept while it is switched out */
 		if ((attr->branch_sample_type & PERF_SAMPLE_BRANCH_CALL_STACK) &&
 		    (event->attach_state & PERF_ATTACH_TASK) &&

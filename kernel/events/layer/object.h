@@ -274,6 +274,9 @@ static inline void perf_ctx_unclone(struct perf_event_context *ctx)
 /* pmu.c */
 extern cpumask_t perf_scope_cpus[PERF_PMU_MAX_SCOPE];
 struct pmu *perf_pmu_find(struct perf_event *event);
+void perf_pmu_exclusive_put(struct perf_event *event);
+bool perf_pmu_exclusive_installable(struct perf_event *event,
+				    struct perf_event_context *ctx);
 
 /* event.c: references and deferred work */
 void perf_event_hold(struct perf_event *event);

@@ -670,6 +670,47 @@ static int b_pmi(const struct metric *m, long iters, double *ns)
 	return sampler_close(&sp, 0);
 }
 
+/*
+ * The cost of one branch traced by the branch trace store: a branches
+ * event with a period of 1 (gdb's "record btrace bts": IP and ADDR,
+ * user only), whose samples are BTS records the PMI or the disable
+ * drains, on a loop of iters taken branches (less the loop disabled),
+ * per branch. The buffer holds a repetition's samples (24 bytes each).
+ * Needs BTS (the TCG PMU model with 0021): fails otherwise.
+ */
+#define BTS_PAGES	256
+
+static int b_bts(const struct metric *m, long iters, double *ns)
+{
+	struct perf_event_attr a;
+	struct sampler sp;
+	int r;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
+	if (sampler_open(&sp, &a, BTS_PAGES, "branches, period 1 (no BTS?)"))
+		return -1;
+	for (r = -1; r < reps; r++) {
+		long it = r < 0 ? iters / 4 + 1 : iters;
+		uint64_t t0, t1, t2;
+
+		t0 = rep_begin();
+		insn_loop(it);
+		t1 = now_ns();
+		ioctl(sp.fd, PERF_EVENT_IOC_ENABLE, 0);
+		insn_loop(it);
+		ioctl(sp.fd, PERF_EVENT_IOC_DISABLE, 0);
+		t2 = now_ns();
+		sampler_consume(&sp);
+		if (r >= 0)
+			ns[r] = ((double)(t2 - t1) - (double)(t1 - t0)) / it;
+	}
+	return sampler_close(&sp, 0);
+}
+
 /* ---- hardware counters: read() and rdpmc ----------------------------- */
 
 /* An enabled instructions:u counter on the caller, its first page mapped */
@@ -1274,6 +1315,7 @@ static const struct metric metrics[] = {
 	{ "uprobe_hit",		 b_uprobe_hit,	 10000,  0, 0, "ns/hit", 0, 0 },
 	{ "lossless_hw",	 b_lossless,	 49152,	 0, 0, "ns/sample", 1, 0 },
 	{ "lossless_tc",	 b_lossless,	 49152,	 0, 0, "ns/sample", 0, 0 },
+	{ "bts_branch",		 b_bts,		 40000,	 0, 0, "ns/branch", 0, 0 },
 };
 #define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
 

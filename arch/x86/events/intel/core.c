@@ -53,9 +53,11 @@
 				 ARCH_PERFMON_EVENTSEL_UMASK)
 /*
  * BR_INST_RETIRED.ALL_BRANCHES with a period of 1: what 6.12 takes for
- * branch tracing (BTS), which the model does not have
+ * branch tracing (BTS, bts.c)
  */
 #define INTEL_BTS_EVENT		0x00c4
+/* hwc->config_base of such an event */
+#define INTEL_BTS_MARK		(~0UL)
 
 /* config bits that make an event something a fixed counter cannot count */
 #define INTEL_FIXED_EXCLUDES	(ARCH_PERFMON_EVENTSEL_EDGE |		\
@@ -88,6 +90,8 @@ static bool intel_icl __ro_after_init;
  * the same
  */
 static bool intel_extra __ro_after_init;
+/* the branch trace store (bts.c) */
+static bool intel_bts __ro_after_init;
 /* ... and PEBS (pebs.c), adaptive or not */
 static bool intel_pebs __ro_after_init;
 static bool intel_pebs_adaptive __ro_after_init;
@@ -192,6 +196,10 @@ static u64 intel_constraint(struct perf_event *event, u64 config)
 	u64 sel = config & INTEL_ARCH_EVENT_MASK;
 	int fixed = -1;
 
+	/* a BTS event whose period was changed counts on a counter (6.12) */
+	if (unlikely(event->hw.config_base == INTEL_BTS_MARK) &&
+	    event->hw.sample_period == 1)
+		return BIT_ULL(INTEL_PMC_IDX_FIXED_BTS);
 	if (unlikely(intel_td)) {
 		u64 td = intel_td_constraint(event, config);
 
@@ -229,6 +237,16 @@ static u64 intel_constraint(struct perf_event *event, u64 config)
 
 static void intel_counter(int idx, unsigned long *msr, int *rdpmc, int *bits)
 {
+	/*
+	 * no counter behind it: pmu.c reads and loads none; the control
+	 * page's index is 1 all the same, as in 6.12
+	 */
+	if (idx == INTEL_PMC_IDX_FIXED_BTS) {
+		*msr = 0;
+		*rdpmc = 0;
+		*bits = 64;
+		return;
+	}
 	if (idx >= INTEL_PMC_IDX_METRIC_BASE) {
 		intel_td_counter(idx, msr, rdpmc, bits);
 		return;
@@ -394,6 +412,11 @@ static void intel_enable(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 
+	/* DEBUGCTL's, not GLOBAL_CTRL's */
+	if (unlikely(hwc->idx == INTEL_PMC_IDX_FIXED_BTS)) {
+		intel_bts_enable(event);
+		return;
+	}
 	if (hwc->idx >= INTEL_PMC_IDX_METRIC_BASE) {
 		/* nothing of its own to program */
 	} else if (hwc->idx >= INTEL_PMC_IDX_FIXED) {
@@ -427,6 +450,10 @@ static void intel_disable(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 
+	if (unlikely(hwc->idx == INTEL_PMC_IDX_FIXED_BTS)) {
+		intel_bts_disable(event);
+		return;
+	}
 	intel_global_ctrl_set(event, false);
 	if (hwc->idx >= INTEL_PMC_IDX_METRIC_BASE) {
 		/* nothing of its own to program */
@@ -454,22 +481,42 @@ static bool intel_is_bts(struct perf_event *event, u64 config, u64 period)
 
 /*
  * What 6.12 refuses of a new event before its branch stack and the
- * checks of intel_hw_config(): BTS, and aux_output, which steers PEBS
- * records (to Intel PT) and so needs a precise event.
+ * checks of intel_hw_config(): BTS where the CPU has none, and
+ * aux_output, which steers PEBS records (to Intel PT) and so needs a
+ * precise event.
  */
 static int intel_event_check(struct perf_event *event, u64 config)
 {
-	if (intel_is_bts(event, config, event->attr.sample_period))
-		return -EOPNOTSUPP;
+	event->hw.config_base = 0;
+	if (intel_is_bts(event, config, event->attr.sample_period)) {
+		int err = intel_bts_config(event);
+
+		if (err)
+			return err;
+		event->hw.config_base = INTEL_BTS_MARK;
+	}
 	if (event->attr.aux_output && !event->attr.precise_ip)
 		return -EINVAL;
 	return 0;
 }
 
-/* nor does an event become BTS through PERF_EVENT_IOC_PERIOD */
+/*
+ * nor does an event become BTS by its period; a BTS event stays one
+ * whatever its period
+ */
 static int intel_check_period(struct perf_event *event, u64 value)
 {
-	return intel_is_bts(event, event->hw.config, value) ? -EINVAL : 0;
+	return event->hw.config_base != INTEL_BTS_MARK &&
+	       intel_is_bts(event, event->hw.config, value) ? -EINVAL : 0;
+}
+
+/* what intel_pebs_config() and intel_bts_config() took */
+static void intel_release(struct perf_event *event)
+{
+	if (event->hw.holds & X86_HOLDS_PEBS)
+		intel_ds_put();
+	if (event->hw.holds & X86_HOLDS_BTS)
+		intel_ds_bts_put();
 }
 
 /*
@@ -536,6 +583,9 @@ static int intel_handle_irq(struct pt_regs *regs)
 	this_cpu_write(intel_in_pmi, true);
 	pebs = intel_pebs ? intel_pebs_counters() : 0;
 	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, 0);
+	/* no status bit: a BTS buffer past its threshold raised it */
+	if (unlikely(intel_bts))
+		handled += intel_bts_pmi(regs) + intel_bts_aux_pmi();
 	rdmsrl(MSR_CORE_PERF_GLOBAL_STATUS, status);
 	/* frozen since the PMI: read before the acknowledgement thaws it */
 	if (status)
@@ -594,6 +644,7 @@ static void intel_cpu_reset(void)
 	if (x86_pmu_hw.num_counters_fixed)
 		wrmsrl(MSR_CORE_PERF_FIXED_CTR_CTRL, 0);
 	intel_pebs_cpu_reset();
+	intel_bts_cpu_reset();
 	/* what firmware or a kexec left there is no task's to read */
 	if (intel_td)
 		wrmsrl(MSR_PERF_METRICS, 0);
@@ -748,6 +799,7 @@ static struct x86_pmu_ops intel_ops __ro_after_init = {
 	.handle_irq	= intel_handle_irq,
 	.hold		= intel_hold,
 	.cpu_reset	= intel_cpu_reset,
+	.release	= intel_release,
 	.attr_groups	= intel_attr_groups,
 	/* 6.12's Intel driver starts frequency events from a rate guess */
 	.intel.freq_guess = true,
@@ -856,6 +908,7 @@ int __init intel_pmu_init(void)
 			 "generic_arch_v%d", x86_pmu_hw.version);
 	}
 
+	intel_bts = intel_bts_init();
 	/* architectural: whatever the model */
 	lbr = intel_arch_lbr_init(caps);
 	if (lbr)

@@ -6,16 +6,17 @@
  * The per-CPU DS management area must exist whether or not BTS/PEBS are
  * used: arch/x86/mm/cpu_entry_area.c maps each CPU's copy into the CPU
  * entry area, which the user-space page tables map too (PTI): the CPU
- * writes PEBS records by linear address in whatever context the counter
- * overflowed, user space included. So the PEBS buffers live there as
- * well, in each CPU's cpu_debug_buffers window, which that code left
- * unmapped for us.
+ * writes BTS and PEBS records by linear address in whatever context the
+ * branch was taken or the counter overflowed, user space included. So
+ * the buffers live there as well, in each CPU's cpu_debug_buffers
+ * window, which that code left unmapped for us.
  *
- * The buffers (PEBS_BUFFER_SIZE a CPU) are allocated, for every possible
- * CPU, when the first PEBS event is created and freed after the last one
- * is destroyed. IA32_DS_AREA itself points at the CPU's area from the
- * CPU's bring-up on: with no buffer the PEBS fields are zero, and no
- * counter is enabled for PEBS.
+ * Each kind of buffer (PEBS_BUFFER_SIZE and BTS_BUFFER_SIZE a CPU) is
+ * allocated, for every possible CPU, when the first event of its kind
+ * is created and freed after the last one is destroyed. IA32_DS_AREA
+ * itself points at the CPU's area from the CPU's bring-up on: with no
+ * buffer the fields are zero, and no counter is enabled for PEBS nor
+ * DEBUGCTL for BTS.
  */
 
 #include <linux/gfp.h>
@@ -36,13 +37,51 @@ DEFINE_PER_CPU_PAGE_ALIGNED(struct debug_store, cpu_debug_store);
 
 static DEFINE_MUTEX(intel_ds_mutex);
 static int intel_ds_users;
+static int intel_ds_bts_users;
 static bool intel_ds_on __read_mostly;
-/* the pages behind each CPU's mapped PEBS buffer */
+/* the pages behind each CPU's mapped PEBS and BTS buffers */
 static DEFINE_PER_CPU(struct page *, intel_pebs_pages);
+static DEFINE_PER_CPU(struct page *, intel_bts_pages);
 
 static void *intel_pebs_cea(int cpu)
 {
 	return &get_cpu_entry_area(cpu)->cpu_debug_buffers.pebs_buffer;
+}
+
+static void *intel_bts_cea(int cpu)
+{
+	return &get_cpu_entry_area(cpu)->cpu_debug_buffers.bts_buffer;
+}
+
+/* back @size bytes of the CPU entry area at @cea with new zeroed pages */
+static int intel_ds_buf_map(int cpu, void *cea, size_t size,
+			    struct page **slot)
+{
+	struct page *pages;
+	size_t i;
+
+	pages = alloc_pages_node(cpu_to_node(cpu), GFP_KERNEL | __GFP_ZERO,
+				 get_order(size));
+	if (!pages)
+		return -ENOMEM;
+	for (i = 0; i < size; i += PAGE_SIZE)
+		cea_set_pte(cea + i, page_to_phys(pages) + i, PAGE_KERNEL);
+	*slot = pages;
+	return 0;
+}
+
+static void intel_ds_buf_unmap(void *cea, size_t size, struct page **slot)
+{
+	unsigned long start = (unsigned long)cea;
+	size_t i;
+
+	if (!*slot)
+		return;
+	for (i = 0; i < size; i += PAGE_SIZE)
+		cea_set_pte(cea + i, 0, PAGE_NONE);
+	flush_tlb_kernel_range(start, start + size);
+	__free_pages(*slot, get_order(size));
+	*slot = NULL;
 }
 
 static void intel_ds_area_write(void)
@@ -75,35 +114,27 @@ void perf_restore_debug_store(void)
 static void intel_pebs_unmap(int cpu)
 {
 	struct debug_store *ds = per_cpu_ptr(&cpu_debug_store, cpu);
-	struct page *pages = per_cpu(intel_pebs_pages, cpu);
-	unsigned long cea = (unsigned long)intel_pebs_cea(cpu);
-	int i;
 
-	if (!pages)
+	if (!per_cpu(intel_pebs_pages, cpu))
 		return;
-	memset(ds, 0, offsetof(struct debug_store, pebs_event_reset));
-	for (i = 0; i < PEBS_BUFFER_SIZE; i += PAGE_SIZE)
-		cea_set_pte((void *)(cea + i), 0, PAGE_NONE);
-	flush_tlb_kernel_range(cea, cea + PEBS_BUFFER_SIZE);
-	__free_pages(pages, get_order(PEBS_BUFFER_SIZE));
-	per_cpu(intel_pebs_pages, cpu) = NULL;
+	ds->pebs_buffer_base = 0;
+	ds->pebs_index = 0;
+	ds->pebs_absolute_maximum = 0;
+	ds->pebs_interrupt_threshold = 0;
+	intel_ds_buf_unmap(intel_pebs_cea(cpu), PEBS_BUFFER_SIZE,
+			   per_cpu_ptr(&intel_pebs_pages, cpu));
 }
 
 static int intel_pebs_map(int cpu, unsigned int record)
 {
 	struct debug_store *ds = per_cpu_ptr(&cpu_debug_store, cpu);
 	unsigned long cea = (unsigned long)intel_pebs_cea(cpu);
-	struct page *pages;
-	int i;
+	int err;
 
-	pages = alloc_pages_node(cpu_to_node(cpu), GFP_KERNEL | __GFP_ZERO,
-				 get_order(PEBS_BUFFER_SIZE));
-	if (!pages)
-		return -ENOMEM;
-	for (i = 0; i < PEBS_BUFFER_SIZE; i += PAGE_SIZE)
-		cea_set_pte((void *)(cea + i), page_to_phys(pages) + i,
-			    PAGE_KERNEL);
-	per_cpu(intel_pebs_pages, cpu) = pages;
+	err = intel_ds_buf_map(cpu, intel_pebs_cea(cpu), PEBS_BUFFER_SIZE,
+			       per_cpu_ptr(&intel_pebs_pages, cpu));
+	if (err)
+		return err;
 	ds->pebs_buffer_base = cea;
 	ds->pebs_index = cea;
 	ds->pebs_absolute_maximum = cea + (PEBS_BUFFER_SIZE / record) * record;
@@ -161,8 +192,70 @@ void intel_ds_put(void)
 }
 
 /**
- * intel_ds_init - the driver will use PEBS: each CPU's bring-up programs
- * IA32_DS_AREA (intel_ds_cpu_init()), the boot CPU's included
+ * intel_ds_bts_buffer - this CPU's branch trace store buffer
+ *
+ * Mapped between intel_ds_bts_get() and intel_ds_bts_put().
+ *
+ * Return: its address, where the CPU may store BTS records in any
+ * context; it is BTS_BUFFER_SIZE bytes long.
+ */
+void *intel_ds_bts_buffer(void)
+{
+	return intel_bts_cea(smp_processor_id());
+}
+
+/**
+ * intel_ds_bts_get - the BTS buffers of every CPU, for a new BTS event
+ *
+ * Process context; pairs with intel_ds_bts_put().
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int intel_ds_bts_get(void)
+{
+	int cpu, err = 0;
+
+	mutex_lock(&intel_ds_mutex);
+	if (intel_ds_bts_users++)
+		goto out;
+	for_each_possible_cpu(cpu) {
+		err = intel_ds_buf_map(cpu, intel_bts_cea(cpu), BTS_BUFFER_SIZE,
+				       per_cpu_ptr(&intel_bts_pages, cpu));
+		if (err)
+			break;
+	}
+	if (err) {
+		for_each_possible_cpu(cpu)
+			intel_ds_buf_unmap(intel_bts_cea(cpu), BTS_BUFFER_SIZE,
+					   per_cpu_ptr(&intel_bts_pages, cpu));
+		intel_ds_bts_users--;
+	}
+out:
+	mutex_unlock(&intel_ds_mutex);
+	return err;
+}
+
+/**
+ * intel_ds_bts_put - a BTS event is gone: the last frees the buffers
+ *
+ * DEBUGCTL stores no more records once its event is off its CPU.
+ */
+void intel_ds_bts_put(void)
+{
+	int cpu;
+
+	mutex_lock(&intel_ds_mutex);
+	if (!--intel_ds_bts_users) {
+		for_each_possible_cpu(cpu)
+			intel_ds_buf_unmap(intel_bts_cea(cpu), BTS_BUFFER_SIZE,
+					   per_cpu_ptr(&intel_bts_pages, cpu));
+	}
+	mutex_unlock(&intel_ds_mutex);
+}
+
+/**
+ * intel_ds_init - the driver will use PEBS or BTS: each CPU's bring-up
+ * programs IA32_DS_AREA (intel_ds_cpu_init()), the boot CPU's included
  */
 void __init intel_ds_init(void)
 {

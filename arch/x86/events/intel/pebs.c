@@ -250,11 +250,6 @@ static bool pebs_large(struct perf_event *event)
 	       !(attr->sample_type & (PERF_SAMPLE_TID | PERF_SAMPLE_PHYS_ADDR));
 }
 
-static void pebs_destroy(struct perf_event *event)
-{
-	intel_ds_put();
-}
-
 /**
  * intel_pebs_config - check a precise event and set it up for PEBS
  * @event: the event being initialised, with attr.precise_ip set
@@ -285,7 +280,7 @@ int intel_pebs_config(struct perf_event *event, u64 *config)
 			   sizeof(struct pebs_record_fmt3));
 	if (err)
 		return err;
-	event->destroy = pebs_destroy;
+	event->hw.holds |= X86_HOLDS_PEBS;
 	event->hw.config_base = pebs_kind(*config);
 	if (pebs_adaptive)
 		event->hw.config_base |= pebs_event_cfg(event) << PEBS_CFG_SHIFT;

@@ -26,8 +26,12 @@ list() {
 [ "$1" = dump ] && { list; exit 0; }
 
 if grep -q GenuineIntel /proc/cpuinfo; then
-	expect=$(cat <<'END'
-pmus: breakpoint cpu kprobe msr power software tracepoint uprobe 
+	# the branch trace store (0021) without PTI: intel_bts
+	bts=
+	grep -qw bts /proc/cpuinfo && ! grep -qw pti /proc/cpuinfo &&
+		bts="intel_bts "
+	expect=$(cat <<END
+pmus: breakpoint cpu ${bts}kprobe msr power software tracepoint uprobe 
 power/cpumask: 0-1
 power/format/event: config:0-7
 power/events/energy-cores: event=0x01

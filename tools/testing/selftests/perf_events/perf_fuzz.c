@@ -627,7 +627,7 @@ static void op_close(void)
 
 static void op_mmap(void)
 {
-	int i = pick_fd(), m;
+	int i = pick_fd(), m, prot;
 	long ps = pt_page_size();
 	size_t len;
 	void *p;
@@ -639,11 +639,36 @@ static void op_mmap(void)
 	if (m == MAX_MAPS)
 		return;
 	len = (1 + (chance(90) ? (1 << rn(5)) : rn(9))) * ps;
-	p = mmap(NULL, len, chance(80) ? PROT_READ | PROT_WRITE : PROT_READ,
-		 MAP_SHARED, fds[i], chance(95) ? 0 : ps * rn(4));
-	if (p != MAP_FAILED) {
-		maps[m].addr = p;
-		maps[m].len = len;
+	prot = chance(80) ? PROT_READ | PROT_WRITE : PROT_READ;
+	p = mmap(NULL, len, prot, MAP_SHARED, fds[i],
+		 chance(95) ? 0 : ps * rn(4));
+	if (p == MAP_FAILED)
+		return;
+	maps[m].addr = p;
+	maps[m].len = len;
+	/*
+	 * and an AUX area behind the data pages (intel_bts, on the PMU
+	 * model): its size a power of two pages or not, at the end of the
+	 * data or elsewhere, read-write or read-only (overwrite)
+	 */
+	for (m = 0; m < MAX_MAPS && maps[m].addr; m++)
+		;
+	if (m == MAX_MAPS || !(prot & PROT_WRITE) || !chance(30))
+		return;
+	{
+		struct perf_event_mmap_page *pc = p;
+		size_t aux_len = (chance(90) ? (1 << rn(5)) : 1 + rn(9)) * ps;
+		__u64 off = chance(90) ? len : ps * rn(40);
+
+		pc->aux_offset = off;
+		pc->aux_size = aux_len;
+		p = mmap(NULL, aux_len,
+			 chance(70) ? PROT_READ | PROT_WRITE : PROT_READ,
+			 MAP_SHARED, fds[i], off);
+		if (p != MAP_FAILED) {
+			maps[m].addr = p;
+			maps[m].len = aux_len;
+		}
 	}
 }
 
