@@ -49,6 +49,8 @@
 			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_IDENTIFIER)
 
 static bool bts_on __ro_after_init;
+/* a stop drains this CPU's buffer: the PMI keeps off it meanwhile */
+static DEFINE_PER_CPU(bool, bts_draining);
 
 /**
  * intel_bts_debugctl - the DEBUGCTL bits that trace @event's branches
@@ -240,8 +242,12 @@ void intel_bts_enable(struct perf_event *event)
  */
 void intel_bts_disable(struct perf_event *event)
 {
+	this_cpu_write(bts_draining, true);
+	barrier();
 	intel_bts_stop_hw();
 	bts_drain(event, NULL);
+	barrier();
+	this_cpu_write(bts_draining, false);
 }
 
 /**
@@ -264,8 +270,11 @@ int intel_bts_pmi(struct pt_regs *regs)
 
 	if (!(cpuc->active & BIT_ULL(INTEL_PMC_IDX_FIXED_BTS)))
 		return 0;
-	bits = intel_bts_stop_hw();
 	full = ds->bts_index >= ds->bts_interrupt_threshold;
+	/* the stop's drain, interrupted, has the buffer (and takes these) */
+	if (this_cpu_read(bts_draining))
+		return full;
+	bits = intel_bts_stop_hw();
 	bts_drain(event, regs);
 	intel_bts_start_hw(bits);
 	return full;

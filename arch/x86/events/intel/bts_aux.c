@@ -152,7 +152,8 @@ static bool bts_aux_begin(struct perf_event *event)
 					      BTS_AUX_SLACK * rec;
 	else
 		ds->bts_interrupt_threshold = ds->bts_absolute_maximum;
-	bc->tracing = true;
+	barrier();
+	WRITE_ONCE(bc->tracing, true);
 	intel_bts_start_hw(intel_bts_debugctl(event) |
 			   (buf->overwrite ? 0 : DEBUGCTLMSR_BTINT));
 	return true;
@@ -174,8 +175,10 @@ static bool bts_aux_end(void)
 	unsigned long written;
 	bool full = false;
 
+	/* the PMI leaves the handle alone from here on */
+	WRITE_ONCE(bc->tracing, false);
+	barrier();
 	intel_bts_stop_hw();
-	bc->tracing = false;
 	written = ds->bts_index - ds->bts_buffer_base;
 	if (buf->overwrite) {
 		/* the newest record ends at the index; the area is the data */
@@ -235,7 +238,8 @@ int intel_bts_aux_pmi(void)
 	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
 	struct perf_event *event;
 
-	if (!bc->tracing || ds->bts_index < ds->bts_interrupt_threshold)
+	if (!READ_ONCE(bc->tracing) ||
+	    ds->bts_index < ds->bts_interrupt_threshold)
 		return 0;
 	event = bc->handle.event;
 	if (bts_aux_end() || !bts_aux_begin(event))
