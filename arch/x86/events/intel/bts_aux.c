@@ -19,7 +19,7 @@
  *   the stretch's PERF_RECORD_AUX says TRUNCATED;
  * - with a read-only area (overwrite, a snapshot) the CPU stores around
  *   the whole area in circles, no PMI, and the stop publishes where the
- *   newest record ends.
+ *   newest record ends; the next start goes on from there.
  *
  * With PTI the CPU could not store into the area from user space (the
  * user page tables map no kernel memory but the CPU entry area), so, as
@@ -114,16 +114,18 @@ static bool bts_aux_begin(struct perf_event *event)
 	struct bts_aux_cpu *bc = this_cpu_ptr(&bts_aux_cpu);
 	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
 	const unsigned int rec = sizeof(struct bts_record);
+	unsigned long off, room, end, index = 0;
 	struct bts_aux_buf *buf;
-	unsigned long off, room, end;
 
 	buf = perf_aux_output_begin(&bc->handle, event);
 	if (!buf)
 		return false;
 	if (buf->overwrite) {
+		/* the whole circle, on from where the newest record ends */
 		off = 0;
 		room = buf->size / rec * rec;
-		bc->handle.head = 0;
+		index = bc->handle.head % room;
+		index -= index % rec;
 	} else {
 		off = bc->handle.head & (buf->size - 1);
 		end = buf->size / rec * rec;
@@ -139,7 +141,7 @@ static bool bts_aux_begin(struct perf_event *event)
 	}
 	bc->base = off;
 	ds->bts_buffer_base = (unsigned long)buf->vaddr + off;
-	ds->bts_index = ds->bts_buffer_base;
+	ds->bts_index = ds->bts_buffer_base + index;
 	ds->bts_absolute_maximum = ds->bts_buffer_base + room;
 	/*
 	 * overwrite: no interrupt at all (circular); else one as the room

@@ -437,6 +437,36 @@ static void beside(void)
 		close(a);
 }
 
+/*
+ * An overwrite area traced twice: the second round goes on around the
+ * circle from where the first left aux_head
+ */
+static void trace_overwrite_twice(void)
+{
+	uint64_t head1, head2, slots;
+	struct area a;
+	char what[120];
+
+	if (trace_start(&a, 16, PROT_READ, "overwrite twice"))
+		return;
+	slots = a.aux_size / 24;
+	ioctl(a.fd, PERF_EVENT_IOC_ENABLE, 0);
+	ibts_loop(500);
+	ioctl(a.fd, PERF_EVENT_IOC_DISABLE, 0);
+	head1 = a.pc->aux_head;
+	ioctl(a.fd, PERF_EVENT_IOC_ENABLE, 0);
+	ibts_loop(500);
+	ioctl(a.fd, PERF_EVENT_IOC_DISABLE, 0);
+	head2 = a.pc->aux_head;
+	snprintf(what, sizeof(what), "overwrite twice: the second round "
+		 "goes on from the first's aux_head (%#llx)",
+		 (unsigned long long)head1);
+	check_val(head1 && head2 == (2 * head1) % (slots * 24), what, head2,
+		  (2 * head1) % (slots * 24));
+	area_unmap(&a);
+	close(a.fd);
+}
+
 int main(void)
 {
 	long long type;
@@ -464,5 +494,6 @@ int main(void)
 	trace_full(2, "full 2 pages");
 	trace_overwrite(4, LOOPS, "overwrite 4 pages");
 	trace_overwrite(16, 500, "overwrite 16 pages, short");
+	trace_overwrite_twice();
 	return fails ? 1 : 0;
 }
