@@ -361,7 +361,13 @@ struct bts_record {
 	u64	flags;
 };
 
-/* Intel branch trace store (intel/bts.c, intel/bts_aux.c) */
+/*
+ * Intel branch trace store (intel/bts.c, intel/bts_aux.c). The PMI comes
+ * BTS_PMI_SLACK records before a buffer is full: the CPU goes on storing
+ * until the NMI is taken, and with BTINT stores nothing past the
+ * absolute maximum.
+ */
+#define BTS_PMI_SLACK	64
 bool intel_bts_init(void);
 int intel_bts_config(struct perf_event *event);
 void intel_bts_enable(struct perf_event *event);

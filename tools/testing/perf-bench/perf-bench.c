@@ -625,12 +625,14 @@ static int pmi_open(struct sampler *sp, int precise)
 }
 
 /*
- * The warm-up and the repetitions of a PMI metric: the loop of 2 * iters
- * instructions with @sp enabled less the same loop without, per sample
+ * The warm-up and the repetitions of a sampling metric: the loop of
+ * iters taken branches (2 * iters instructions) with @sp enabled less
+ * the same loop without, per_iter samples an iteration, per sample
  */
-static void pmi_reps(struct sampler *sp, long iters, double *ns)
+static void sampler_reps(struct sampler *sp, long iters, double per_iter,
+			 double *ns)
 {
-	double samples = (2.0 * iters) / PMI_PERIOD;
+	double samples = iters * per_iter;
 	int r;
 
 	for (r = -1; r < reps; r++) {
@@ -666,7 +668,7 @@ static int b_pmi(const struct metric *m, long iters, double *ns)
 
 	if (pmi_open(&sp, m->precise))
 		return -1;
-	pmi_reps(&sp, iters, ns);
+	sampler_reps(&sp, iters, 2.0 / PMI_PERIOD, ns);
 	return sampler_close(&sp, 0);
 }
 
@@ -684,7 +686,6 @@ static int b_bts(const struct metric *m, long iters, double *ns)
 {
 	struct perf_event_attr a;
 	struct sampler sp;
-	int r;
 
 	memset(&a, 0, sizeof(a));
 	a.type = PERF_TYPE_HARDWARE;
@@ -693,21 +694,7 @@ static int b_bts(const struct metric *m, long iters, double *ns)
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
 	if (sampler_open(&sp, &a, BTS_PAGES, "branches, period 1 (no BTS?)"))
 		return -1;
-	for (r = -1; r < reps; r++) {
-		long it = r < 0 ? iters / 4 + 1 : iters;
-		uint64_t t0, t1, t2;
-
-		t0 = rep_begin();
-		insn_loop(it);
-		t1 = now_ns();
-		ioctl(sp.fd, PERF_EVENT_IOC_ENABLE, 0);
-		insn_loop(it);
-		ioctl(sp.fd, PERF_EVENT_IOC_DISABLE, 0);
-		t2 = now_ns();
-		sampler_consume(&sp);
-		if (r >= 0)
-			ns[r] = ((double)(t2 - t1) - (double)(t1 - t0)) / it;
-	}
+	sampler_reps(&sp, iters, 1, ns);
 	return sampler_close(&sp, 0);
 }
 
@@ -975,7 +962,7 @@ static int b_bpf_sample(const struct metric *m, long iters, double *ns)
 		close(pfd);
 		return sampler_close(&sp, fail("SET_BPF: %s", strerror(errno)));
 	}
-	pmi_reps(&sp, iters, ns);
+	sampler_reps(&sp, iters, 2.0 / PMI_PERIOD, ns);
 	close(pfd);
 	/* the program dropped every sample: nothing may be in the buffer */
 	r = sp.pg->data_head ? fail("%llu bytes of samples written",

@@ -35,13 +35,6 @@
 #define BTS_DEBUGCTL	(DEBUGCTLMSR_TR | DEBUGCTLMSR_BTS | DEBUGCTLMSR_BTINT | \
 			 DEBUGCTLMSR_BTS_OFF_OS | DEBUGCTLMSR_BTS_OFF_USR)
 
-/*
- * The PMI comes this many records before the buffer is full: the CPU
- * goes on storing until the NMI is taken, and with BTINT it stores
- * nothing past the absolute maximum.
- */
-#define BTS_SLACK	64
-
 /* the sample types one prepared sample serves for a whole drain */
 #define BTS_BATCH_TYPES	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 			 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |		\
@@ -120,10 +113,15 @@ int intel_bts_config(struct perf_event *event)
 	return 0;
 }
 
-/* the misc bits and registers of a branch record's sample */
-static __always_inline void bts_regs(struct pt_regs *regs, u64 from)
+/* a branch record's sample: addr = to, the registers' ip = from */
+static __always_inline void bts_sample_start(struct perf_sample_data *data,
+					     struct pt_regs *regs,
+					     const struct bts_record *r)
 {
-	regs->ip = from;
+	perf_sample_data_init(data, 0, 1);
+	data->addr = r->to;
+	data->sample_flags |= PERF_SAMPLE_ADDR;
+	regs->ip = r->from;
 	x86_regs_mode_from_ip(regs);
 }
 
@@ -145,10 +143,7 @@ static void bts_output_each(struct perf_event *event, struct bts_record *r,
 	for (; r < top; r++) {
 		if (bts_kernel(r))
 			continue;
-		perf_sample_data_init(&data, 0, 1);
-		data.addr = r->to;
-		data.sample_flags |= PERF_SAMPLE_ADDR;
-		bts_regs(regs, r->from);
+		bts_sample_start(&data, regs, r);
 		perf_event_output(event, &data, regs);
 	}
 }
@@ -177,10 +172,7 @@ static void bts_output(struct perf_event *event, struct bts_record *r,
 		return;
 	while (bts_kernel(r))
 		r++;
-	perf_sample_data_init(&data, 0, 1);
-	data.addr = r->to;
-	data.sample_flags |= PERF_SAMPLE_ADDR;
-	bts_regs(regs, r->from);
+	bts_sample_start(&data, regs, r);
 	perf_prepare_sample(&data, event, regs);
 	perf_prepare_header(&header, &data, event, regs);
 	if (perf_output_begin(&handle, &data, event, header.size * n))
@@ -232,7 +224,7 @@ void intel_bts_enable(struct perf_event *event)
 	ds->bts_buffer_base = base;
 	ds->bts_index = base;
 	ds->bts_absolute_maximum = max;
-	ds->bts_interrupt_threshold = max - BTS_SLACK * sizeof(struct bts_record);
+	ds->bts_interrupt_threshold = max - BTS_PMI_SLACK * sizeof(struct bts_record);
 	intel_bts_start_hw(intel_bts_debugctl(event) | DEBUGCTLMSR_BTINT);
 }
 

@@ -38,20 +38,15 @@
 
 #include "../perf_event.h"
 
-/* records the PMI leaves room for (see bts.c's BTS_SLACK) */
-#define BTS_AUX_SLACK	64
-
 /**
  * struct bts_aux_buf - an AUX area as the BTS sees it
  * @vaddr: its pages, mapped contiguously
  * @size: its size in bytes
- * @nr_pages: its pages
  * @overwrite: a read-only (snapshot) area
  */
 struct bts_aux_buf {
 	void		*vaddr;
 	unsigned long	size;
-	int		nr_pages;
 	bool		overwrite;
 };
 
@@ -87,7 +82,6 @@ static void *bts_aux_setup(struct perf_event *event, void **pages,
 	if (!buf->vaddr)
 		goto fail;
 	kfree(pp);
-	buf->nr_pages = nr_pages;
 	buf->size = (unsigned long)nr_pages << PAGE_SHIFT;
 	buf->overwrite = overwrite;
 	return buf;
@@ -149,9 +143,9 @@ static bool bts_aux_begin(struct perf_event *event)
 	 */
 	if (buf->overwrite)
 		ds->bts_interrupt_threshold = ds->bts_absolute_maximum + rec;
-	else if (room > 2 * BTS_AUX_SLACK * rec)
+	else if (room > 2 * BTS_PMI_SLACK * rec)
 		ds->bts_interrupt_threshold = ds->bts_absolute_maximum -
-					      BTS_AUX_SLACK * rec;
+					      BTS_PMI_SLACK * rec;
 	else
 		ds->bts_interrupt_threshold = ds->bts_absolute_maximum;
 	barrier();
