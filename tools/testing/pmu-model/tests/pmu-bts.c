@@ -21,26 +21,12 @@
 #include <sys/wait.h>
 
 #include "perf_sys.h"
+#include "pmu-bts.h"
 #include "pmu-check.h"
 #include "pmu-ring.h"
 #include "pmu-unthrottle.h"
 
 #define LOOPS	5000
-
-extern char bts_loop_dec[], bts_loop_jnz[], bts_loop_end[];
-
-/* LOOPS iterations: LOOPS - 1 taken jnz, all from one place to one place */
-static void __attribute__((noinline)) bts_loop(unsigned int n)
-{
-	asm volatile("mov %0, %%ecx\n"
-		     ".globl bts_loop_dec\n"
-		     "bts_loop_dec: dec %%ecx\n"
-		     ".globl bts_loop_jnz\n"
-		     "bts_loop_jnz: jnz bts_loop_dec\n"
-		     ".globl bts_loop_end\n"
-		     "bts_loop_end: nop\n"
-		     : : "r"(n) : "ecx", "cc");
-}
 
 static void bts_attr(struct perf_event_attr *attr)
 {
@@ -80,16 +66,6 @@ static void tally(struct perf_event_mmap_page *pc, unsigned char *data,
 		else
 			t->other++;
 	}
-}
-
-static int open_errno(struct perf_event_attr *attr, pid_t pid, int cpu)
-{
-	int fd = sys_perf_event_open(attr, pid, cpu, -1, 0);
-
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
 }
 
 /* the rules of opening one: 6.12's errnos */

@@ -21,6 +21,7 @@
 #include <linux/perf_event.h>
 
 #include "perf_sys.h"
+#include "pmu-bts.h"
 #include "pmu-check.h"
 #include "pmu-ring.h"
 #include "pmu-unthrottle.h"
@@ -28,19 +29,6 @@
 #define LOOPS		5000
 #define DATA_PAGES	16
 #define BTS_DIR		"/sys/bus/event_source/devices/intel_bts"
-
-extern char ibts_loop_dec[], ibts_loop_jnz[];
-
-static void __attribute__((noinline)) ibts_loop(unsigned int n)
-{
-	asm volatile("mov %0, %%ecx\n"
-		     ".globl ibts_loop_dec\n"
-		     "ibts_loop_dec: dec %%ecx\n"
-		     ".globl ibts_loop_jnz\n"
-		     "ibts_loop_jnz: jnz ibts_loop_dec\n"
-		     "nop\n"
-		     : : "r"(n) : "ecx", "cc");
-}
 
 static int bts_type = -1;
 
@@ -51,16 +39,6 @@ static void ibts_attr(struct perf_event_attr *attr)
 	attr->type = bts_type;
 	attr->exclude_kernel = 1;
 	attr->disabled = 1;
-}
-
-static int open_errno(struct perf_event_attr *attr, pid_t pid, int cpu)
-{
-	int fd = sys_perf_event_open(attr, pid, cpu, -1, 0);
-
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
 }
 
 struct area {
@@ -158,8 +136,8 @@ static void walk(struct area *a, struct seen *s, int verbose)
 			}
 			if (!r[0] && !r[1] && !r[2])
 				s->zero++;
-			else if (r[0] == (uintptr_t)ibts_loop_jnz &&
-				 r[1] == (uintptr_t)ibts_loop_dec)
+			else if (r[0] == (uintptr_t)bts_loop_jnz &&
+				 r[1] == (uintptr_t)bts_loop_dec)
 				s->loop++;
 			else if ((int64_t)r[0] < 0)
 				s->kfrom++;
@@ -250,8 +228,8 @@ static void walk_overwrite(struct area *a, uint64_t head, struct seen *s)
 
 		if (!r[0] && !r[1] && !r[2])
 			s->zero++;
-		else if (r[0] == (uintptr_t)ibts_loop_jnz &&
-			 r[1] == (uintptr_t)ibts_loop_dec)
+		else if (r[0] == (uintptr_t)bts_loop_jnz &&
+			 r[1] == (uintptr_t)bts_loop_dec)
 			s->loop++;
 		else
 			s->rest++;
@@ -290,7 +268,7 @@ static void trace_rw(void)
 	if (trace_start(&a, 64, PROT_READ | PROT_WRITE, "rw"))
 		return;
 	ioctl(a.fd, PERF_EVENT_IOC_ENABLE, 0);
-	ibts_loop(LOOPS);
+	bts_loop(LOOPS);
 	ioctl(a.fd, PERF_EVENT_IOC_DISABLE, 0);
 	walk(&a, &s, 0);
 	check_val(s.loop == LOOPS - 1, "rw: the loop's taken branches, each "
@@ -319,7 +297,7 @@ static void trace_full(int pages, const char *name)
 	if (trace_start(&a, pages, PROT_READ | PROT_WRITE, name))
 		return;
 	ioctl(a.fd, PERF_EVENT_IOC_ENABLE, 0);
-	ibts_loop(LOOPS);
+	bts_loop(LOOPS);
 	ioctl(a.fd, PERF_EVENT_IOC_DISABLE, 0);
 	walk(&a, &s, 1);
 	snprintf(what, sizeof(what), "%s: TRUNCATED, no record empty, aux_head "
@@ -350,7 +328,7 @@ static void trace_overwrite(int pages, int loops, const char *name)
 		return;
 	slots = a.aux_size / 24;
 	ioctl(a.fd, PERF_EVENT_IOC_ENABLE, 0);
-	ibts_loop(loops);
+	bts_loop(loops);
 	ioctl(a.fd, PERF_EVENT_IOC_DISABLE, 0);
 	head = a.pc->aux_head;
 	walk(&a, &d, 0);
@@ -451,11 +429,11 @@ static void trace_overwrite_twice(void)
 		return;
 	slots = a.aux_size / 24;
 	ioctl(a.fd, PERF_EVENT_IOC_ENABLE, 0);
-	ibts_loop(500);
+	bts_loop(500);
 	ioctl(a.fd, PERF_EVENT_IOC_DISABLE, 0);
 	head1 = a.pc->aux_head;
 	ioctl(a.fd, PERF_EVENT_IOC_ENABLE, 0);
-	ibts_loop(500);
+	bts_loop(500);
 	ioctl(a.fd, PERF_EVENT_IOC_DISABLE, 0);
 	head2 = a.pc->aux_head;
 	snprintf(what, sizeof(what), "overwrite twice: the second round "
