@@ -14,7 +14,7 @@
 # Lake server model with topdown slots and PERF_METRICS (named icx, runs
 # only the tests of PMU_ICX_TESTS, default "pmu-topdown pmu-icx-cache
 # pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh
-# pmu-adaptive-pebs pmu-perf-test-all.sh"), and
+# pmu-adaptive-pebs pmu-pebs-shared pmu-perf-test-all.sh"), and
 # the Ice Lake model with architectural LBRs (0018) and Sapphire Rapids'
 # model number, where 6.12 uses them (named alr, runs only the tests of
 # PMU_ALR_TESTS, default "pmu-arch-lbr pmu-lbr.sh pmu-lbr-type
@@ -48,7 +48,7 @@ SMPS=${PMU_SMPS:-2}
 # would run alone at the end
 CPUS=${PMU_CPUS:-EPYC-PMU Skylake-PMU Icelake-PMU Icelake-PMU,arch-lbr=on,model=143 Skylake-PMU,hypervisor=off}
 METAL_TESTS=${PMU_METAL_TESTS:-pmu-cstate}
-ICX_TESTS=${PMU_ICX_TESTS:-pmu-topdown pmu-icx-cache pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh pmu-adaptive-pebs pmu-perf-test-all.sh}
+ICX_TESTS=${PMU_ICX_TESTS:-pmu-topdown pmu-icx-cache pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh pmu-adaptive-pebs pmu-pebs-shared pmu-perf-test-all.sh}
 ALR_TESTS=${PMU_ALR_TESTS:-pmu-arch-lbr pmu-lbr.sh pmu-lbr-type pmu-lbr-stack pmu-lbr-task pmu-spr-cache}
 REPEAT=${PMU_REPEAT:-1}
 QEMU_BIN=${PMU_QEMU:-$B/pmu-qemu/qemu-system-x86_64}
