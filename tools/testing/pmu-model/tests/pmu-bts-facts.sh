@@ -7,7 +7,10 @@
 # taken jnz to dec, each one branch in perf script's output, and perf
 # report's branches all on pmu_loop_jnz), and gdb's "record btrace bts"
 # on pmu-btrace (main > outer > leaf x3 > done): its function-call
-# history.
+# history, and its instruction history: every recorded instruction
+# once, numbered 1 to the count "info record" gives, leaf entered three
+# times and done once; that count is the one gdb's own single-stepping
+# recorder ("record full") logs over the same stretch.
 N=100000
 DEC=@loop:pmu_loop_dec@
 JNZ=@loop:pmu_loop_jnz@
@@ -59,6 +62,8 @@ ok $? "perf report: the branches are pmu_loop_jnz's"
 gdb -nx -batch -ex 'break outer' -ex run -ex 'record btrace bts' \
 	-ex 'break main' -ex 'finish' -ex 'next' \
 	-ex 'record function-call-history /c' \
+	-ex 'set record instruction-history-size unlimited' \
+	-ex 'record instruction-history 1,100000' \
 	-ex 'info record' -ex kill "$dir/pmu-btrace" > gdb.out 2>&1
 sed 's/^/# gdb: /' gdb.out | tail -n 20
 grep -q 'Recording format: Branch Trace Store' gdb.out
@@ -66,5 +71,23 @@ ok $? "gdb: record btrace bts"
 hist=$(awk 'NF == 2 && $1 ~ /^[0-9]+$/ { print $2 }' gdb.out | tr '\n' ' ')
 [ "$hist" = "outer leaf outer leaf outer leaf outer main done " ]
 ok $? "gdb: function-call-history: $hist"
+# "N\t   0x... <fn+off>:\tinsn": their numbers, and the function entries
+awk '$1 ~ /^[0-9]+$/ && $2 ~ /^0x/ { print $1 }' gdb.out > insn.out
+rec=$(sed -n 's/^Recorded \([0-9]*\) instructions.*/\1/p' gdb.out)
+first=$(head -n 1 insn.out) last=$(tail -n 1 insn.out)
+lines=$(wc -l < insn.out)
+echo "# instruction-history: $lines lines, $first to $last; recorded: $rec"
+[ -n "$rec" ] && [ "$rec" -gt 20 ] && [ "$first" = 1 ] &&
+	[ "$last" = "$rec" ] && [ "$lines" = "$rec" ]
+ok $? "gdb: instruction-history: instructions 1 to $rec, each once"
+n=$(grep -c '<leaf+0>:' gdb.out) m=$(grep -c '<done+0>:' gdb.out)
+[ "$n" = 3 ] && [ "$m" = 1 ]
+ok $? "gdb: instruction-history: leaf entered $n times, done $m"
+gdb -nx -batch -ex 'break outer' -ex run -ex 'record full' \
+	-ex 'break main' -ex 'finish' -ex 'next' -ex 'info record' \
+	-ex kill "$dir/pmu-btrace" > full.out 2>&1
+full=$(sed -n 's/^Log contains \([0-9]*\) instructions.*/\1/p' full.out)
+[ -n "$rec" ] && [ "$rec" = "$full" ]
+ok $? "gdb: btrace recorded $rec instructions, record full $full"
 rate_restore
 exit $fail
