@@ -205,11 +205,19 @@ static void bts_aux_stop(struct perf_event *event, int flags)
 	event->hw.state = PERF_HES_STOPPED;
 }
 
+/*
+ * Without room to store into (no AUX area yet, or a full one) the event
+ * does not go on the CPU, as in 6.12: a flexible one waits for its next
+ * chance, a pinned one goes into error.
+ */
 static int bts_aux_add(struct perf_event *event, int flags)
 {
 	event->hw.state = PERF_HES_STOPPED;
-	if (flags & PERF_EF_START)
+	if (flags & PERF_EF_START) {
 		bts_aux_start(event, 0);
+		if (event->hw.state & PERF_HES_STOPPED)
+			return -EINVAL;
+	}
 	return 0;
 }
 
@@ -258,6 +266,14 @@ static int bts_aux_event_init(struct perf_event *event)
 
 	if (event->attr.type != bts_aux_pmu.type)
 		return -ENOENT;
+	/*
+	 * The records' sources include kernel addresses (the return of
+	 * every system call and interrupt), whatever the attr excludes:
+	 * the privilege of kernel tracing first, as in 6.12
+	 */
+	err = perf_allow_kernel();
+	if (err)
+		return err;
 	err = x86_excl_get(X86_EXCL_TRACE);
 	if (err)
 		return err;

@@ -501,13 +501,13 @@ static int intel_event_check(struct perf_event *event, u64 config)
 }
 
 /*
- * nor does an event become BTS by its period; a BTS event stays one
- * whatever its period
+ * nor does an event become BTS by its period, nor take period 1 again
+ * (6.12: EINVAL for every period that would make it BTS); a BTS event
+ * given another period counts as an ordinary one
  */
 static int intel_check_period(struct perf_event *event, u64 value)
 {
-	return event->hw.config_base != INTEL_BTS_MARK &&
-	       intel_is_bts(event, event->hw.config, value) ? -EINVAL : 0;
+	return intel_is_bts(event, event->hw.config, value) ? -EINVAL : 0;
 }
 
 /* what intel_pebs_config() and intel_bts_config() took */

@@ -7,7 +7,7 @@
  * from the kernel are left out, the count stays 0, the control page
  * says index 1. As 6.12: user only (EOPNOTSUPP otherwise), no precise,
  * two on a task take turns, a branch stack event beside is no bother,
- * a new period makes it a counter's event; the samples of a task that
+ * a new period makes it a counter's event (period 1 again: EINVAL); the samples of a task that
  * another traces, across its switches and sleeps. On AMD (no BTS) it is
  * an ordinary counter's event.
  */
@@ -174,6 +174,11 @@ static void two_events(void)
 		ring_unmap(pa);
 		ring_unmap(pb);
 	}
+	/* 6.12 refuses every period that would make it BTS, its own too */
+	period = 1;
+	err = ioctl(a, PERF_EVENT_IOC_PERIOD, &period) ? errno : 0;
+	check_val(err == EINVAL, "a BTS event to period 1 again: EINVAL", err,
+		  EINVAL);
 	period = 2;
 	err = ioctl(a, PERF_EVENT_IOC_PERIOD, &period) ? errno : 0;
 	check_val(!err, "a BTS event may take period 2", err, 0);

@@ -9,7 +9,12 @@
  * (EBUSY), areas of any power-of-two size; a writable area the loop
  * overfills ends TRUNCATED with whole records (where its stretches end
  * is the driver's choice, printed); an overwrite area holds the newest
- * records, one AUX record at aux_head for the whole area.
+ * records, one AUX record at aux_head for the whole area. The records
+ * name kernel addresses whatever the attr excludes, so an unprivileged
+ * user needs perf_event_paranoid <= 1 (EACCES at 2). With no area to
+ * store into the event is not put on the CPU: a flexible one runs once
+ * an area is mapped and its task is scheduled in again, a pinned one
+ * goes into error (read: 0 bytes) and stays there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +22,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include <linux/perf_event.h>
 
@@ -183,6 +189,104 @@ static void rules(void)
 		snprintf(buf, sizeof(buf), "intel_bts opens: %s", what[i]);
 		check_val(!err, buf, err, 0);
 	}
+}
+
+static int paranoid(int level)
+{
+	FILE *fp = fopen("/proc/sys/kernel/perf_event_paranoid", "r+");
+	int old = 2;
+
+	if (!fp)
+		return old;
+	if (fscanf(fp, "%d", &old) != 1)
+		old = 2;
+	rewind(fp);
+	fprintf(fp, "%d\n", level);
+	fclose(fp);
+	return old;
+}
+
+/* a user-only task event as uid 1000: EACCES at paranoid 2, not at 1 */
+static void privilege(void)
+{
+	struct perf_event_attr attr;
+	int level, old = paranoid(2);
+
+	for (level = 2; level >= 1; level--) {
+		int status = 0, err;
+		char buf[80];
+		pid_t pid;
+
+		paranoid(level);
+		pid = fork();
+		if (!pid) {
+			if (setresgid(1000, 1000, 1000) ||
+			    setresuid(1000, 1000, 1000))
+				_exit(255);
+			ibts_attr(&attr);
+			_exit(open_errno(&attr, 0, -1));
+		}
+		waitpid(pid, &status, 0);
+		err = WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+		snprintf(buf, sizeof(buf), "uid 1000, paranoid %d: %s", level,
+			 level > 1 ? "EACCES" : "opens");
+		check_val(err == (level > 1 ? EACCES : 0), buf, err,
+			  level > 1 ? EACCES : 0);
+	}
+	paranoid(old);
+}
+
+/* enabled at open, before any area: what the event's times say */
+static void no_area_case(int pinned)
+{
+	struct perf_event_attr attr;
+	const char *kind = pinned ? "pinned" : "flexible";
+	uint64_t v[3] = { 0 };
+	char buf[120];
+	struct area a;
+	struct seen s;
+	int n;
+
+	ibts_attr(&attr);
+	attr.disabled = 0;
+	attr.pinned = pinned;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a.fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	if (a.fd < 0) {
+		printf("not ok no area, %s: open: %s\n", kind, strerror(errno));
+		fails++;
+		return;
+	}
+	bts_loop(LOOPS);
+	n = read(a.fd, v, sizeof(v));
+	snprintf(buf, sizeof(buf), "no area, %s: %s", kind, pinned ?
+		 "in error (read: 0 bytes)" : "enabled, never running");
+	if (pinned)
+		check_val(n == 0, buf, n, 0);
+	else
+		check(n == sizeof(v) && v[1] > 0 && !v[2], buf);
+	if (area_map(&a, 64, PROT_READ | PROT_WRITE)) {
+		check(0, "area mapped");
+		close(a.fd);
+		return;
+	}
+	/* switched out and back in: where the core tries the event again */
+	usleep(2000);
+	bts_loop(LOOPS);
+	ioctl(a.fd, PERF_EVENT_IOC_DISABLE, 0);
+	n = read(a.fd, v, sizeof(v));
+	walk(&a, &s, 0);
+	snprintf(buf, sizeof(buf), "then an area, %s: %s", kind, pinned ?
+		 "still in error, no records" :
+		 "running, the loop's records");
+	if (pinned)
+		check(n == 0 && !s.loop, buf);
+	else
+		check_val(n == sizeof(v) && v[2] > 0 && s.loop == LOOPS - 1,
+			  buf, s.loop, LOOPS - 1);
+	area_unmap(&a);
+	close(a.fd);
 }
 
 static void sizes(void)
@@ -465,6 +569,9 @@ int main(void)
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 	rules();
+	privilege();
+	no_area_case(0);
+	no_area_case(1);
 	beside();
 	sizes();
 	trace_rw();
