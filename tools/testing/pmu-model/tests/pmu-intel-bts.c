@@ -289,6 +289,42 @@ static void no_area_case(int pinned)
 	close(a.fd);
 }
 
+/*
+ * A pinned task event bound to CPU 0 (make diff's seed 2 attr 564): in
+ * error only once its task is on CPU 0, where it would go on; from CPU
+ * 1 it reads as an event that never ran
+ */
+static void cpu_bound_case(void)
+{
+	struct perf_event_attr attr;
+	uint64_t v[3] = { 0 };
+	cpu_set_t set;
+	int fd, n0, n1;
+
+	ibts_attr(&attr);
+	attr.disabled = 0;
+	attr.pinned = 1;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	fd = sys_perf_event_open(&attr, 0, 0, -1, 0);
+	bts_loop(LOOPS);
+	n1 = fd < 0 ? -1 : read(fd, v, sizeof(v));
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	bts_loop(LOOPS);
+	n0 = fd < 0 ? -1 : read(fd, v, sizeof(v));
+	check_val(n1 == sizeof(v) && !v[2], "no area, pinned to CPU 0, "
+		  "task on CPU 1: reads, never ran", n1, sizeof(v));
+	check_val(n0 == 0, "... then on CPU 0: in error (read: 0 bytes)",
+		  n0, 0);
+	if (fd >= 0)
+		close(fd);
+}
+
 static void sizes(void)
 {
 	static const int pages[] = { 1, 2, 4, 16, 64 };
@@ -572,6 +608,7 @@ int main(void)
 	privilege();
 	no_area_case(0);
 	no_area_case(1);
+	cpu_bound_case();
 	beside();
 	sizes();
 	trace_rw();
