@@ -340,16 +340,6 @@ unlock:
 	return err;
 }
 
-/* Wake the buffer's readers, as a record past the watermark would. */
-static void perf_aux_wakeup(struct perf_event *event, struct perf_buffer *rb)
-{
-	if (event->parent)
-		event = event->parent;
-	atomic_set(&rb->poll, EPOLLIN | EPOLLRDNORM);
-	WRITE_ONCE(event->pending_wakeup, 1);
-	perf_event_queue_pending(event);
-}
-
 /**
  * perf_aux_group_check - may @event use the AUX area of its group's leader?
  * @event: a new event
@@ -441,7 +431,7 @@ void *perf_aux_output_begin(struct perf_output_handle *handle,
 		handle->wakeup = local_read(&rb->aux_wakeup) + aux->watermark;
 		if (!handle->size) {
 			/* the reader has to catch up; the driver stops */
-			perf_aux_wakeup(event, rb);
+			perf_output_data_ready(event, rb);
 			handle->event = NULL;
 			local_set(&aux->nest, 0);
 			goto put;
@@ -513,7 +503,7 @@ void perf_aux_output_end(struct perf_output_handle *handle,
 	if (head - local_read(&rb->aux_wakeup) >= aux->watermark ||
 	    (handle->aux_flags & PERF_AUX_FLAG_TRUNCATED)) {
 		local_set(&rb->aux_wakeup, head);
-		perf_aux_wakeup(event, rb);
+		perf_output_data_ready(event, rb);
 	}
 	handle->event = NULL;
 	handle->aux = NULL;
@@ -544,7 +534,7 @@ int perf_aux_output_skip(struct perf_output_handle *handle,
 	if (handle->head - local_read(&aux->rb->aux_wakeup) >= aux->watermark) {
 		local_set(&aux->rb->aux_wakeup, handle->head);
 		handle->wakeup = handle->head + aux->watermark;
-		perf_aux_wakeup(handle->event, aux->rb);
+		perf_output_data_ready(handle->event, aux->rb);
 	}
 	return 0;
 }

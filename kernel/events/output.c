@@ -42,11 +42,20 @@ static bool perf_buffer_has_space(unsigned long head, unsigned long tail,
 	return CIRC_SPACE(tail, head, size) >= len;
 }
 
-static void perf_output_wakeup(struct perf_output_handle *handle)
+/**
+ * perf_output_data_ready - tell @rb's readers there is data (any context)
+ * @event: the event whose output it is (its parent answers for a child)
+ * @rb: the buffer it went into
+ *
+ * The poll bits are set here; the wait queue and the signal are left to
+ * @event's pending irq_work, as the caller may hold a context's lock or
+ * be in an NMI.
+ */
+void perf_output_data_ready(struct perf_event *event, struct perf_buffer *rb)
 {
-	struct perf_event *event = handle->event;
-
-	atomic_set(&handle->rb->poll, EPOLLIN | EPOLLRDNORM);
+	if (event->parent)
+		event = event->parent;
+	atomic_set(&rb->poll, EPOLLIN | EPOLLRDNORM);
 	WRITE_ONCE(event->pending_wakeup, 1);
 	perf_event_queue_pending(event);
 }
@@ -80,7 +89,7 @@ again:
 		goto again;
 	}
 	if (handle->wakeup != local_read(&rb->wakeup))
-		perf_output_wakeup(handle);
+		perf_output_data_ready(handle->event, handle->rb);
 out:
 	return;
 }

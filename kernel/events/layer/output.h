@@ -16,6 +16,7 @@ void perf_event_output_id(struct perf_output_handle *handle,
 			  struct perf_sample_data *data,
 			  struct perf_event *event);
 void perf_event_output_lost(struct perf_output_handle *handle, u64 lost);
+void perf_output_data_ready(struct perf_event *event, struct perf_buffer *rb);
 size_t perf_read_size(struct perf_event *event);
 size_t perf_read_format_size(u64 format, int nr);
 void perf_output_read(struct perf_output_handle *handle,
