@@ -191,33 +191,20 @@ static void rules(void)
 	}
 }
 
-static int paranoid(int level)
-{
-	FILE *fp = fopen("/proc/sys/kernel/perf_event_paranoid", "r+");
-	int old = 2;
-
-	if (!fp)
-		return old;
-	if (fscanf(fp, "%d", &old) != 1)
-		old = 2;
-	rewind(fp);
-	fprintf(fp, "%d\n", level);
-	fclose(fp);
-	return old;
-}
-
 /* a user-only task event as uid 1000: EACCES at paranoid 2, not at 1 */
 static void privilege(void)
 {
 	struct perf_event_attr attr;
-	int level, old = paranoid(2);
+	char old[32] = "2";
+	int level;
 
 	for (level = 2; level >= 1; level--) {
 		int status = 0, err;
 		char buf[80];
 		pid_t pid;
 
-		paranoid(level);
+		snprintf(buf, sizeof(buf), "%d", level);
+		sysctl("perf_event_paranoid", buf, level == 2 ? old : NULL);
 		pid = fork();
 		if (!pid) {
 			if (setresgid(1000, 1000, 1000) ||
@@ -233,7 +220,7 @@ static void privilege(void)
 		check_val(err == (level > 1 ? EACCES : 0), buf, err,
 			  level > 1 ? EACCES : 0);
 	}
-	paranoid(old);
+	sysctl("perf_event_paranoid", old, NULL);
 }
 
 /* enabled at open, before any area: what the event's times say */
