@@ -18,7 +18,7 @@
 # the Ice Lake model with architectural LBRs (0018) and Sapphire Rapids'
 # model number, where 6.12 uses them (named alr, runs only the tests of
 # PMU_ALR_TESTS, default "pmu-arch-lbr pmu-lbr.sh pmu-lbr-type
-# pmu-lbr-stack pmu-lbr-task pmu-spr-cache pmu-pt.sh"), with Intel PT (0022)) and CPU count of
+# pmu-lbr-stack pmu-lbr-task pmu-spr-cache pmu-pt.sh pmu-pt-filter"), with Intel PT (0022)) and CPU count of
 # PMU_SMPS (default "2") with build/pmu-qemu/qemu-system-x86_64 under
 # -icount shift=0,sleep=off -seed 1, checks the boot log on the host (the
 # kernel's Intel/AMD PMU driver line, no "broken PMU", no "unchecked MSR
@@ -49,7 +49,7 @@ SMPS=${PMU_SMPS:-2}
 CPUS=${PMU_CPUS:-EPYC-PMU Skylake-PMU Icelake-PMU Icelake-PMU,arch-lbr=on,model=143,intel-pt=on Skylake-PMU,hypervisor=off}
 METAL_TESTS=${PMU_METAL_TESTS:-pmu-cstate}
 ICX_TESTS=${PMU_ICX_TESTS:-pmu-topdown pmu-icx-cache pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh pmu-adaptive-pebs pmu-pebs-shared pmu-perf-test-all.sh}
-ALR_TESTS=${PMU_ALR_TESTS:-pmu-arch-lbr pmu-lbr.sh pmu-lbr-type pmu-lbr-stack pmu-lbr-task pmu-spr-cache pmu-pt.sh}
+ALR_TESTS=${PMU_ALR_TESTS:-pmu-arch-lbr pmu-lbr.sh pmu-lbr-type pmu-lbr-stack pmu-lbr-task pmu-spr-cache pmu-pt.sh pmu-pt-filter}
 REPEAT=${PMU_REPEAT:-1}
 QEMU_BIN=${PMU_QEMU:-$B/pmu-qemu/qemu-system-x86_64}
 initrd=$B/initramfs-pmu${PMU_TAG:+-$PMU_TAG}.cpio.gz

@@ -8,6 +8,8 @@
 #   script --itrace=i1i gives every instruction of it, 2N + 4, in order:
 #   _start, then dec/jnz N times, then the exit sequence; --itrace=b
 #   gives the N - 1 taken jnz to dec and no trace error;
+# - an address filter ("--filter 'filter pmu_loop_dec / 4 @ pmu-loop'"):
+#   the loop traced from the first branch into the range on;
 # - kernel tracing ("-e intel_pt//k") of pmu-sys2's three system calls
 #   (two getppid, exit): three TIP.PGE at entry_SYSCALL_64, each tracing
 #   the kernel until it returns to user space (TIP.PGD);
@@ -75,6 +77,23 @@ e=$(grep -c -i 'error' br.out)
 echo "# $(wc -l < br.out) branch lines, $t jnz to dec, $e errors"
 [ "$t" = $((N - 1)) ] && [ "$e" = 0 ]
 ok $? "perf script --itrace=be: the N - 1 taken jnz ($t), no trace error ($e)"
+
+# an address filter on pmu-loop's dec and jnz (its file offsets): the
+# model's FilterEn changes at branches, so tracing starts at the first
+# jnz's target (dec and jnz N - 1 times) and ends at the exit syscall,
+# after the 3 instructions that follow the loop
+perf record -q -e intel_pt//u --filter "filter pmu_loop_dec / 4 @ $dir/pmu-loop" \
+	--per-thread -o f.data -- "$dir/pmu-loop" > frec.out 2>&1
+ok $? "perf record --filter 'filter pmu_loop_dec / 4 @ pmu-loop'"
+sed 's/^/# /' frec.out | head -n 5
+perf script -i f.data --itrace=i1ie -F ip > f.out 2>&1
+f=$(grep -c . f.out)
+e=$(grep -c -i error f.out)
+ips=$(tr -d ' ' < f.out | sort | uniq -c | tr -s ' \n' ' ')
+echo "# filter: $f instructions, $e errors: $ips"
+[ "$e" = 0 ] && [ "$f" = $((2 * N + 1)) ] &&
+	[ "$ips" = " $((N - 1)) $DEC $((N - 1)) $JNZ 1 401009 1 40100e 1 401010 " ]
+ok $? "filter: dec and jnz N - 1 times, then the exit ($f), no trace error"
 
 # kernel tracing: pmu-sys2's 2 getppid and exit enter at entry_SYSCALL_64
 entry=$(awk '$3 == "entry_SYSCALL_64" { print $1; exit }' /proc/kallsyms |
