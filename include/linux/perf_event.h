@@ -206,6 +206,30 @@ enum perf_pmu_scope {
 	PERF_PMU_MAX_SCOPE,
 };
 
+/* an address filter's action (PERF_EVENT_IOC_SET_FILTER's stop, start, filter) */
+enum perf_addr_filter_action_t {
+	PERF_ADDR_FILTER_ACTION_STOP = 0,
+	PERF_ADDR_FILTER_ACTION_START,
+	PERF_ADDR_FILTER_ACTION_FILTER,
+};
+
+/**
+ * struct perf_addr_range - an address filter, as a PMU sees it
+ * @start: its first address: a kernel or user address, or, for a filter
+ *	on a file, where the file's range is mapped in the event's task now
+ * @size: its size in bytes; 0 for a start or stop without one, and for a
+ *	filter on a file whose range the task does not map now
+ * @action: enum perf_addr_filter_action_t
+ * @file: the filter names a file (@start and @size are its offset and
+ *	size in the file in what addr_filters_validate() gets)
+ */
+struct perf_addr_range {
+	unsigned long	start;
+	unsigned long	size;
+	u8		action;
+	bool		file;
+};
+
 /**
  * struct pmu - a performance monitoring unit as the core sees it
  *
@@ -292,14 +316,16 @@ struct pmu {
 	 * area of @aux_event, the AUX event leading its group?
 	 */
 	int  (*aux_output_match)(struct perf_event *aux_event);
+	/*
+	 * Address filters (PERF_EVENT_IOC_SET_FILTER, nr_addr_filters of
+	 * them at most): may the PMU take these @nr, as parsed? 0 or an
+	 * errno. The driver reads them, resolved, with
+	 * perf_event_addr_ranges() when it starts an event.
+	 */
+	int  (*addr_filters_validate)(const struct perf_addr_range *r,
+				      unsigned int nr);
 };
 
-/* the software PMUs' task-context slot, kept for drivers that name it */
-enum perf_addr_filter_action_t {
-	PERF_ADDR_FILTER_ACTION_STOP = 0,
-	PERF_ADDR_FILTER_ACTION_START,
-	PERF_ADDR_FILTER_ACTION_FILTER,
-};
 
 /* event->attach_state: what the event is attached to */
 #define PERF_ATTACH_CONTEXT	0x01
@@ -878,6 +904,8 @@ void perf_event_text_poke(const void *addr, const void *old_bytes,
 			  size_t old_len, const void *new_bytes,
 			  size_t new_len);
 void perf_event_itrace_started(struct perf_event *event);
+int perf_event_addr_ranges(struct perf_event *event, struct perf_addr_range *r,
+			   unsigned int max, unsigned long *gen);
 
 /* The AUX area's output API (kernel/events/aux.c), for AUX PMU drivers. */
 void *perf_aux_output_begin(struct perf_output_handle *handle,

@@ -182,6 +182,8 @@ static long perf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case PERF_EVENT_IOC_SET_OUTPUT:
 		return perf_ioctl_set_output(event, (int)arg);
 	case PERF_EVENT_IOC_SET_FILTER:
+		if (event->pmu->nr_addr_filters)
+			return perf_addr_filters_set(event, (void __user *)arg);
 		return perf_tracepoint_set_filter(event, (void __user *)arg);
 	case PERF_EVENT_IOC_SET_BPF:
 		return perf_event_ioctl_set_bpf(event, arg);

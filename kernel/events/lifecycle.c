@@ -195,6 +195,7 @@ void perf_event_free(struct perf_event *event)
 		perf_event_free_bpf_prog(event);
 	if (event->destroy)
 		event->destroy(event);
+	perf_addr_filters_free(event);
 	security_perf_event_free(event);
 	perf_cgroup_detach(event);
 	if (event->pmu) {
@@ -317,7 +318,7 @@ int perf_event_attach(struct perf_event *event,
 	}
 	if (leader)
 		err = perf_check_group(event, leader, ctx);
-	/* one event of an exclusive PMU a context (6.12: EBUSY) */
+	/* one event of an exclusive PMU a context and CPU (6.12: EBUSY) */
 	if (!err && is_exclusive_pmu(event->pmu) &&
 	    !perf_pmu_exclusive_installable(event, ctx))
 		err = -EBUSY;

@@ -346,7 +346,12 @@ void perf_pmu_exclusive_put(struct perf_event *event)
  * @event: an event of an exclusive PMU
  * @ctx: the context, its mutex held
  *
- * Return: false when an event of the same PMU is in @ctx already.
+ * A task's context may hold one such event per CPU, as in 6.12: perf
+ * record traces a task with an event on each CPU (cpu != -1), and only
+ * the one of the CPU the task runs on is ever on.
+ *
+ * Return: false when an event of the same PMU that can be on the same
+ * CPU (the same one, or any: cpu == -1) is in @ctx already.
  */
 bool perf_pmu_exclusive_installable(struct perf_event *event,
 				    struct perf_event_context *ctx)
@@ -355,7 +360,10 @@ bool perf_pmu_exclusive_installable(struct perf_event *event,
 
 	lockdep_assert_held(&ctx->mutex);
 	list_for_each_entry(other, &ctx->event_list, event_entry) {
-		if (other != event && other->pmu == event->pmu)
+		if (other == event || other->pmu != event->pmu)
+			continue;
+		if (other->cpu == event->cpu || other->cpu == -1 ||
+		    event->cpu == -1)
 			return false;
 	}
 	return true;

@@ -466,7 +466,11 @@ static const char *perf_mmap_name(struct vm_area_struct *vma, char *buf)
 	return "//anon";
 }
 
-void perf_event_mmap(struct vm_area_struct *vma)
+/**
+ * perf_mmap_record - MMAP/MMAP2 records of a new mapping
+ * @vma: the mapping
+ */
+void perf_mmap_record(struct vm_area_struct *vma)
 {
 	struct perf_mmap_info *info;
 	struct file *file = vma->vm_file;

@@ -56,7 +56,9 @@ perf_inherit_event(struct perf_event *parent_event,
 		return child_event;
 	/* the copy's reference on its origin: perf_event_free() drops it */
 	perf_event_hold(origin);
-	err = perf_ctx_prepare_task_data(child_ctx, child_event);
+	err = perf_addr_filters_inherit(child_event, parent_event);
+	if (!err)
+		err = perf_ctx_prepare_task_data(child_ctx, child_event);
 	if (err) {
 		perf_event_free(child_event);
 		return ERR_PTR(err);
@@ -388,11 +390,25 @@ void perf_event_exec(void)
 	if (!ctx)
 		return;
 
+	perf_addr_filters_exec(current);
 	perf_remove_on_exec(ctx);
 	mutex_lock(&ctx->mutex);
 	perf_ctx_call(ctx, __perf_enable_on_exec, NULL);
 	mutex_unlock(&ctx->mutex);
 	perf_ctx_put(ctx);
+}
+
+/**
+ * perf_event_mmap - a new mapping (mm/mmap.c)
+ * @vma: the mapping
+ *
+ * The address filters on its file take their range, then the events
+ * that asked for them get MMAP records.
+ */
+void perf_event_mmap(struct vm_area_struct *vma)
+{
+	perf_addr_filters_mmap(vma);
+	perf_mmap_record(vma);
 }
 
 /* prctl(PR_TASK_PERF_EVENTS_*): every event current opened, wherever. */

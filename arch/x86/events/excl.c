@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Users of the branch hardware that cannot share it, as in 6.12: the
- * intel_bts PMU's events against the branch stack events and the legacy
- * BTS event (those two share). Counted system-wide, from an event's
- * creation to its destruction: an event of one kind is refused (EBUSY)
- * while an event of the other kind exists anywhere, enabled or not.
+ * intel_bts PMU's events, the intel_pt PMU's events (on models older
+ * than Skylake), and the branch stack events with the legacy BTS event
+ * (those two share). Counted system-wide, from an event's creation to
+ * its destruction: an event of one kind is refused (EBUSY) while an
+ * event of another kind exists anywhere, enabled or not.
  */
 
 #include <linux/errno.h>

@@ -379,16 +379,25 @@ u64 intel_bts_stop_hw(void);
 void intel_bts_start_hw(u64 bits);
 int intel_bts_aux_pmi(void);
 
+/*
+ * Intel PT (intel/pt*.c): the ToPA PMI, GLOBAL_STATUS bit 55; whether its
+ * events may exist beside LBR and BTS users (intel/core.c)
+ */
+void intel_pt_interrupt(void);
+extern bool intel_lbr_pt_coexist;
+
 /**
  * enum x86_excl_kind - users of the branch hardware that exclude each
  *	other (excl.c)
  * @X86_EXCL_BRANCH: branch stack events and the legacy BTS event
  * @X86_EXCL_TRACE: intel_bts events
+ * @X86_EXCL_PT: intel_pt events, where they cannot be beside the others
  * @X86_EXCL_NR: the number of kinds
  */
 enum x86_excl_kind {
 	X86_EXCL_BRANCH,
 	X86_EXCL_TRACE,
+	X86_EXCL_PT,
 	X86_EXCL_NR,
 };
 

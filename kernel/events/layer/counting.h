@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The counting layer of the perf core (read.c control.c swap.c scope.c):
- * reading counts, enable/disable/reset/period, the swap of equivalent
- * task contexts, and PMUs scoped to a core, die or package.
+ * The counting layer of the perf core (read.c control.c swap.c scope.c
+ * addr_filter.c): reading counts, enable/disable/reset/period, the swap
+ * of equivalent task contexts, PMUs scoped to a core, die or package,
+ * and address filters.
  */
 #ifndef _KERNEL_EVENTS_LAYER_COUNTING_H
 #define _KERNEL_EVENTS_LAYER_COUNTING_H
@@ -22,6 +23,14 @@ int perf_event_ctl_enable(struct perf_event *event, bool group);
 int perf_event_ctl_disable(struct perf_event *event, bool group);
 int perf_event_ctl_reset(struct perf_event *event, bool group);
 int perf_event_ctl_period(struct perf_event *event, u64 value);
+
+/* addr_filter.c: address filters (PERF_EVENT_IOC_SET_FILTER) */
+int perf_addr_filters_set(struct perf_event *event, void __user *arg);
+void perf_addr_filters_mmap(struct vm_area_struct *vma);
+void perf_addr_filters_exec(struct task_struct *task);
+int perf_addr_filters_inherit(struct perf_event *child,
+			      struct perf_event *parent);
+void perf_addr_filters_free(struct perf_event *event);
 
 /* swap.c */
 void perf_ctx_clone_mark(struct perf_event_context *parent_ctx,

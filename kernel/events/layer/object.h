@@ -40,7 +40,9 @@
  *                                                      (event->prog), bp_slots_mutex,
  *                                                      pmus_lock (PMU list), uprobe
  *                                                      insn_mutex, ref_ctr_mutex, x86
- *                                                      intel_ds_mutex, ibs_nmi_mutex
+ *                                                      intel_ds_mutex, ibs_nmi_mutex,
+ *                                                      perf_addr_filter_mutex (the
+ *                                                      events with file filters)
  * 14  rb->event_lock              spinlock, irqsave    a buffer's list of writers
  * 15  rq->lock, p->pi_lock        raw, the scheduler   held around the switch hooks and
  *                                                      the sched tracepoints
@@ -48,7 +50,9 @@
  *                                 never in NMI         times, is_active; nested: this
  *                                                      CPU's under a task's (repack), a
  *                                                      swap pair in address order
- * 17  hrtimer base, x86           raw, IRQs off        innermost
+ * 17  an event's address filters raw, IRQs off,       where its file filters are mapped
+ *     (addr_filter.c)             never in NMI         (the driver's start reads them)
+ * 18  hrtimer base, x86           raw, IRQs off        innermost
  *     extra_core.lock
  *
  * Nothing under ctx->lock sleeps or wakes a wait queue; no event is freed

@@ -44,6 +44,7 @@ static inline void perf_event_switch(struct task_struct *task,
 		__perf_event_switch(task, next, sched_in);
 }
 void perf_event_task_exit_record(struct task_struct *task);
+void perf_mmap_record(struct vm_area_struct *vma);
 void perf_event_read_record(struct perf_event *child);
 void perf_sb_account(struct perf_event *event, int delta);
 void perf_sb_write(struct perf_event *event, struct perf_event_header *header,

@@ -92,6 +92,11 @@ static bool intel_icl __ro_after_init;
 static bool intel_extra __ro_after_init;
 /* the branch trace store (bts.c) */
 static bool intel_bts __ro_after_init;
+/*
+ * Intel PT and the branch hardware's users (LBRs, BTS) work side by side:
+ * the models this driver knows, Skylake on, as in 6.12
+ */
+bool intel_lbr_pt_coexist __ro_after_init;
 /* ... and PEBS (pebs.c), adaptive or not */
 static bool intel_pebs __ro_after_init;
 static bool intel_pebs_adaptive __ro_after_init;
@@ -596,6 +601,12 @@ static int intel_handle_irq(struct pt_regs *regs)
 			handled++;
 			intel_pebs_drain(regs);
 		}
+		/* a ToPA region marked INT filled: the guest's or ours */
+		if (status & GLOBAL_STATUS_TRACE_TOPAPMI) {
+			handled++;
+			if (!perf_guest_handle_intel_pt_intr())
+				intel_pt_interrupt();
+		}
 		if (unlikely(intel_td && (status & INTEL_TD_STATUS))) {
 			u64 td = intel_td_pmi(status);
 
@@ -881,6 +892,7 @@ int __init intel_pmu_init(void)
 		const struct intel_model *m = (const void *)id->driver_data;
 
 		strscpy(intel_pmu_name, m->name);
+		intel_lbr_pt_coexist = true;
 		intel_skl = m->family == INTEL_FAM_SKL;
 		intel_icl = m->family == INTEL_FAM_ICL;
 		spr = m->family == INTEL_FAM_SPR;
