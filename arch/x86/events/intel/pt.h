@@ -41,6 +41,8 @@ bool pt_topa_bound(struct pt_topa *tp, struct pt_topa_span *sp,
 void pt_topa_unmark(struct pt_topa *tp);
 unsigned long pt_topa_pos(const struct pt_topa *tp, u64 base, u64 ptrs,
 			  unsigned long fallback);
+void pt_topa_copy(const struct pt_topa *tp, struct perf_output_handle *handle,
+		  unsigned long from, unsigned long len);
 
 /* pt_pmu.c */
 extern struct pmu pt_pmu;

@@ -48,9 +48,13 @@
  * A filter on a file that is not mapped now traces nothing (a FilterEn
  * range [0, 0]) or stops nothing.
  *
+ * A sample of another event of its group may carry the newest trace
+ * (PERF_SAMPLE_AUX, perf record --aux-sample): snapshot_aux() stops the
+ * trace for a moment to read where it is, copies the bytes before that
+ * point out of the area, and starts it again.
+ *
  * TODO: aux_output (PEBS records into the trace) needs the "cpu" PMU's
- * aux_output_match() and the PEBS output-to-PT setup; snapshot_aux()
- * (PERF_SAMPLE_AUX) is not here yet either.
+ * aux_output_match() and the PEBS output-to-PT setup.
  */
 
 #include <linux/percpu.h>
@@ -453,6 +457,35 @@ static int pt_event_init(struct perf_event *event)
 	return 0;
 }
 
+/*
+ * PERF_SAMPLE_AUX of a sample of @event's group: up to @size of the
+ * newest bytes of this CPU's trace, if @event is what traces here. In
+ * the PMI or with IRQs off, on the event's CPU.
+ */
+static long pt_snapshot_aux(struct perf_event *event,
+			    struct perf_output_handle *handle,
+			    unsigned long size)
+{
+	struct pt_cpu *pc = this_cpu_ptr(&pt_cpu);
+	unsigned long pos, len;
+	struct pt_topa *tp;
+	u64 base, ptrs;
+
+	if (!READ_ONCE(pc->tracing) || pc->handle.event != event)
+		return 0;
+	tp = perf_get_aux(&pc->handle);
+	/* where the CPU writes next, read with TraceEn clear */
+	wrmsrl(MSR_IA32_RTIT_CTL, pc->ctl);
+	rdmsrl(MSR_IA32_RTIT_OUTPUT_BASE, base);
+	rdmsrl(MSR_IA32_RTIT_OUTPUT_MASK, ptrs);
+	pos = pt_topa_pos(tp, base, ptrs, pc->off);
+	len = min(size, pt_topa_size(tp));
+	pt_topa_copy(tp, handle, pos - len, len);
+	if (!READ_ONCE(pc->vmx_on))
+		wrmsrl(MSR_IA32_RTIT_CTL, pc->ctl | RTIT_CTL_TRACEEN);
+	return len;
+}
+
 /**
  * pt_addr_filters_validate - may PT take these address filters?
  * @r: the filters, as parsed
@@ -483,4 +516,5 @@ struct pmu pt_pmu = {
 	.read		= pt_read,
 	.setup_aux	= pt_setup_aux,
 	.free_aux	= pt_free_aux,
+	.snapshot_aux	= pt_snapshot_aux,
 };

@@ -74,6 +74,7 @@
  *	last, so region n is reg_off[n] up to reg_off[n + 1]
  * @marks: the regions carrying STOP or INT now, -1 for none
  * @gap: the last stretch said TRUNCATED and none started since
+ * @pages: the area's pages (kernel addresses), for pt_topa_copy()
  */
 struct pt_topa {
 	unsigned long	size;
@@ -86,6 +87,7 @@ struct pt_topa {
 	unsigned long	*reg_off;
 	int		marks[PT_TOPA_MARKS];
 	bool		gap;
+	void		**pages;
 };
 
 static u64 *pt_topa_entry(const struct pt_topa *tp, unsigned int r)
@@ -132,6 +134,7 @@ void pt_topa_free(struct pt_topa *tp)
 	kfree(tp->tables);
 	kfree(tp->table_phys);
 	kvfree(tp->reg_off);
+	kvfree(tp->pages);
 	kfree(tp);
 }
 
@@ -216,8 +219,10 @@ struct pt_topa *pt_topa_alloc(int node, void **pages, int nr_pages,
 				      GFP_KERNEL, node);
 	tp->reg_off = kvcalloc(tp->nr_regions + 1, sizeof(*tp->reg_off),
 			       GFP_KERNEL);
-	if (!tp->tables || !tp->table_phys || !tp->reg_off)
+	tp->pages = kvmalloc_array(nr_pages, sizeof(*tp->pages), GFP_KERNEL);
+	if (!tp->tables || !tp->table_phys || !tp->reg_off || !tp->pages)
 		goto fail;
+	memcpy(tp->pages, pages, nr_pages * sizeof(*tp->pages));
 	for (t = 0; t < tp->nr_tables; t++) {
 		struct page *p = alloc_pages_node(node, GFP_KERNEL | __GFP_ZERO,
 						  0);
@@ -409,4 +414,27 @@ unsigned long pt_topa_pos(const struct pt_topa *tp, u64 base, u64 ptrs,
 	}
 	off = min(off, pt_topa_end(tp, r) - tp->reg_off[r]);
 	return (tp->reg_off[r] + off) & (tp->size - 1);
+}
+
+/**
+ * pt_topa_copy - copy bytes of the area into an output handle
+ * @tp: the tables
+ * @handle: where to (a sample being written)
+ * @from: the first byte, an offset in the area (taken modulo its size)
+ * @len: how many, at most the area's size
+ *
+ * Any context (a sample's PERF_SAMPLE_AUX, in the PMI).
+ */
+void pt_topa_copy(const struct pt_topa *tp, struct perf_output_handle *handle,
+		  unsigned long from, unsigned long len)
+{
+	while (len) {
+		unsigned long off = from & (tp->size - 1);
+		unsigned long in = off & (PAGE_SIZE - 1);
+		unsigned long n = min(len, PAGE_SIZE - in);
+
+		perf_output_copy(handle, tp->pages[off >> PAGE_SHIFT] + in, n);
+		from += n;
+		len -= n;
+	}
 }

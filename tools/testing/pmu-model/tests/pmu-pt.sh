@@ -16,6 +16,11 @@
 # - snapshot mode ("perf record -Se" into a 16 KiB area, the snapshot
 #   taken at the end): the newest trace only, decoding to the loop's
 #   last instructions, the exit sequence last, with no trace error;
+# - perf report's call graph (--itrace=i1ig) of pmu-btrace: leaf called
+#   from outer from main;
+# - PERF_SAMPLE_AUX ("perf record --aux-sample" with an instructions
+#   event in PT's group): one sample a 50000 instructions, each with
+#   trace that decodes to pmu-loop's own instructions;
 # - gdb's "record btrace pt" on pmu-btrace: its function-call history
 #   and the count of instructions, the one "record full" logs.
 N=100000
@@ -29,6 +34,12 @@ ok() { # STATUS WHAT
 	if [ "$1" = 0 ]; then echo "ok $2"; else echo "not ok $2"; fail=1; fi
 }
 
+# only where the CPU has PT (the alr boot's intel-pt=on)
+if ! grep -q -w intel_pt /proc/cpuinfo; then
+	[ ! -e $d ]
+	ok $? "no intel_pt without PT in CPUID"
+	exit $fail
+fi
 [ -d $d ]
 ok $? "intel_pt is registered"
 caps=$(cd $d/caps && for f in *; do printf '%s=%s ' $f "$(cat $f)"; done)
@@ -122,6 +133,32 @@ echo "# snapshot: $s instructions, $e errors, the last: $last"
 [ "$s" -gt 1000 ] && [ "$s" -lt $((2 * N)) ] && [ "$e" = 0 ] &&
 	[ "$last" = " $JNZ 401009 40100e 401010 " ]
 ok $? "snapshot: the loop's end only, no trace error"
+
+# perf report's call graph from the trace (--itrace=g): each instruction
+# of leaf() a sample whose chain is leaf < outer < main
+perf record -q -e intel_pt//u --per-thread -o cg.data -- "$dir/pmu-btrace" \
+	> cgrec.out 2>&1
+ok $? "perf record -e intel_pt//u pmu-btrace"
+perf report -i cg.data --itrace=i1ig --stdio --no-children -S leaf -F sym -g graph,0 \
+	2> /dev/null | awk '/\[\.\] leaf/ { on = 1; next } /\[\.\]/ { on = 0 }
+		on && !/^#/ { gsub(/[-|]/, ""); if (NF) print $1 }' > cg.out
+chain=$(head -n 3 cg.out | tr '\n' ' ')
+echo "# leaf's chain: $(tr '\n' ' ' < cg.out)"
+[ "$chain" = "leaf outer main " ]
+ok $? "perf report --itrace=i1ig: leaf's call chain: $chain"
+
+# PERF_SAMPLE_AUX: instructions samples carrying the newest 8 KiB of trace
+perf record -q --aux-sample=8192 -e '{intel_pt//u,instructions:u}' -c 50000 \
+	--per-thread -o as.data -- "$dir/pmu-loop" > asrec.out 2>&1
+ok $? "perf record --aux-sample=8192 -e '{intel_pt//u,instructions:u}'"
+sed 's/^/# /' asrec.out | head -n 5
+n=$(perf script -i as.data -D 2>/dev/null | grep -c "PERF_RECORD_SAMPLE")
+perf script -i as.data --itrace=i1ie -F ip > as.out 2>&1
+e=$(grep -c -i error as.out)
+other=$(tr -d ' ' < as.out | grep -v -c -E "^(401000|$DEC|$JNZ|401009|40100e|401010)\$")
+echo "# aux-sample: $n samples, decoded: $(grep -c . as.out) lines, $e errors, $other not pmu-loop's"
+[ "$n" = 4 ] && [ "$e" = 0 ] && [ "$other" = 0 ] && [ -s as.out ]
+ok $? "aux-sample: 4 samples (2N + 4 instructions, period 50000) whose trace decodes to pmu-loop's instructions"
 
 # gdb: trace outer() and done() with PT
 gdb -nx -batch -ex 'break outer' -ex run -ex 'record btrace pt' \
