@@ -11,7 +11,7 @@
 #
 # Both kernels boot with identical QEMU settings: those of scripts/guest/boot.sh
 # (TCG, 2G, SMP 2 as 2 sockets) on the TCG PMU model's QEMU and CPU
-# (build/pmu-qemu, -cpu Skylake-PMU: hardware counters, so that the PMI
+# (build/pmu-qemu, -cpu Skylake-PMU,intel-pt=on: hardware counters, so that the PMI
 # path is measured too; "make pmu-qemu"), or without it on the system's
 # QEMU with -cpu max (pmi_sample then fails), plus deterministic virtual
 # time:
@@ -105,7 +105,7 @@ echo "  INITRD  ${initrd#"$ROOT"/} ($(du -k "$initrd" | cut -f1) KiB)"
 QEMU_MODEL=()
 if [ -z "${BENCH_QEMU:-}" ] && [ -x "$B/pmu-qemu/qemu-system-x86_64" ]; then
 	QEMU_BIN=$B/pmu-qemu/qemu-system-x86_64
-	QEMU_CPU=${BENCH_CPU:-Skylake-PMU}
+	QEMU_CPU=${BENCH_CPU:-Skylake-PMU,intel-pt=on}
 	QEMU_MODEL=(-nodefaults -L /usr/share/seabios -L /usr/share/qemu)
 else
 	QEMU_BIN=${BENCH_QEMU:-qemu-system-x86_64}

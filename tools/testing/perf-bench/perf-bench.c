@@ -698,6 +698,76 @@ static int b_bts(const struct metric *m, long iters, double *ns)
 	return sampler_close(&sp, 0);
 }
 
+/*
+ * Intel PT (the TCG PMU model with 0022, -cpu ...,intel-pt=on): an
+ * intel_pt//u event (pt, branch, tsc: perf's default terms on the model)
+ * tracing the loop into a writable 4 MiB AUX area, which the loop drains
+ * (aux_tail) between repetitions, so nothing is lost: the driver's PMIs
+ * at the area's INT regions and its stretches are the kernel's share.
+ * pt_branch: per loop iteration (one TNT bit), less the loop untraced.
+ * pt_aux_4m: the same time per KiB of trace the area received (the
+ * lossless rate's inverse). Fails without PT, or if a repetition's
+ * trace did not all arrive (a TRUNCATED stretch, or a gap).
+ */
+#define PT_CONFIG	((1ULL << 0) | (1ULL << 10) | (1ULL << 13))
+#define PT_AUX_SIZE	(4UL << 20)
+
+static int b_pt(const struct metric *m, long iters, double *ns)
+{
+	struct perf_event_attr a;
+	struct sampler sp;
+	uint64_t head = 0;
+	void *aux;
+	FILE *fp;
+	int type, r;
+
+	fp = fopen("/sys/bus/event_source/devices/intel_pt/type", "r");
+	if (!fp || fscanf(fp, "%d", &type) != 1) {
+		if (fp)
+			fclose(fp);
+		return fail("no intel_pt (intel-pt=on?)");
+	}
+	fclose(fp);
+	memset(&a, 0, sizeof(a));
+	a.type = type;
+	a.config = PT_CONFIG;
+	if (sampler_open(&sp, &a, PMI_PAGES, "intel_pt//u"))
+		return -1;
+	sp.pg->aux_offset = sp.len;
+	sp.pg->aux_size = PT_AUX_SIZE;
+	aux = mmap(NULL, PT_AUX_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   sp.fd, sp.len);
+	if (aux == MAP_FAILED)
+		return sampler_close(&sp, fail("mmap AUX: %s", strerror(errno)));
+	for (r = -1; r < reps; r++) {
+		long it = r < 0 ? iters / 4 + 1 : iters;
+		uint64_t t0, t1, t2, bytes;
+
+		t0 = rep_begin();
+		insn_loop(it);
+		t1 = now_ns();
+		ioctl(sp.fd, PERF_EVENT_IOC_ENABLE, 0);
+		insn_loop(it);
+		ioctl(sp.fd, PERF_EVENT_IOC_DISABLE, 0);
+		t2 = now_ns();
+		bytes = __atomic_load_n(&sp.pg->aux_head, __ATOMIC_ACQUIRE) - head;
+		head += bytes;
+		__atomic_store_n(&sp.pg->aux_tail, head, __ATOMIC_RELEASE);
+		sampler_consume(&sp);
+		/* at least a bit of TNT for each branch arrived */
+		if (bytes < (uint64_t)it / 8) {
+			munmap(aux, PT_AUX_SIZE);
+			return sampler_close(&sp, fail("%llu bytes of trace for %ld branches",
+						      (unsigned long long)bytes, it));
+		}
+		if (r >= 0)
+			ns[r] = ((double)(t2 - t1) - (double)(t1 - t0)) /
+				(m->nr_events ? bytes / 1024.0 : (double)it);
+	}
+	munmap(aux, PT_AUX_SIZE);
+	return sampler_close(&sp, 0);
+}
+
 /* ---- hardware counters: read() and rdpmc ----------------------------- */
 
 /* An enabled instructions:u counter on the caller, its first page mapped */
@@ -1303,6 +1373,8 @@ static const struct metric metrics[] = {
 	{ "lossless_hw",	 b_lossless,	 49152,	 0, 0, "ns/sample", 1, 0 },
 	{ "lossless_tc",	 b_lossless,	 49152,	 0, 0, "ns/sample", 0, 0 },
 	{ "bts_branch",		 b_bts,		 40000,	 0, 0, "ns/branch", 0, 0 },
+	{ "pt_branch",		 b_pt,		 200000, 0, 0, "ns/branch", 0, 0 },
+	{ "pt_aux_4m",		 b_pt,		 2000000, 1, 0, "ns/KiB", 0, 0 },
 };
 #define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
 

@@ -7,7 +7,8 @@
 # - "perf record -e intel_pt//u" on pmu-loop (see pmu-loop.S): perf
 #   script --itrace=i1i gives every instruction of it, 2N + 4, in order:
 #   _start, then dec/jnz N times, then the exit sequence; --itrace=b
-#   gives the N - 1 taken jnz to dec and no trace error;
+#   gives the N - 1 taken jnz to dec and no trace error; with perf
+#   record's default events, one a CPU, the loop from its second PSB;
 # - an address filter ("--filter 'filter pmu_loop_dec / 4 @ pmu-loop'"):
 #   the loop traced from the first branch into the range on;
 # - kernel tracing ("-e intel_pt//k") of pmu-sys2's three system calls
@@ -88,6 +89,23 @@ e=$(grep -c -i 'error' br.out)
 echo "# $(wc -l < br.out) branch lines, $t jnz to dec, $e errors"
 [ "$t" = $((N - 1)) ] && [ "$e" = 0 ]
 ok $? "perf script --itrace=be: the N - 1 taken jnz ($t), no trace error ($e)"
+
+# perf record's default: the task traced by an event on each CPU (one
+# exclusive PMU's events in one context, one a CPU). The decoder orders
+# the trace by time against the side band: with no MTC (the model's
+# CPUID) the first PSB's TSC, from the enable at the exec, is all it has
+# until the next PSB, before the MMAP of pmu-loop, so it decodes from
+# the second PSB on (stock the same): the loop's last part, its end
+perf record -q -e intel_pt//u -o cpus.data -- "$dir/pmu-loop" > crec.out 2>&1
+ok $? "perf record -e intel_pt//u pmu-loop (an event a CPU)"
+sed 's/^/# /' crec.out | head -n 5
+perf script -i cpus.data --itrace=i1i -F ip 2>/dev/null | tr -d ' ' > cpus.out
+c=$(grep -c . cpus.out)
+last=$(tail -n 4 cpus.out | tr '\n' ' ')
+bad=$(head -n $((c - 3)) cpus.out | grep -v -c -E "^($DEC|$JNZ)\$")
+echo "# an event a CPU: $c instructions, the last: $last, $bad not the loop's"
+[ "$c" -gt "$N" ] && [ "$bad" = 0 ] && [ "$last" = "$JNZ 401009 40100e 401010 " ]
+ok $? "an event a CPU: the loop's dec and jnz, then its exit ($c)"
 
 # an address filter on pmu-loop's dec and jnz (its file offsets): the
 # model's FilterEn changes at branches, so tracing starts at the first

@@ -688,6 +688,23 @@ static void op_munmap(void)
 	maps[m].addr = NULL;
 }
 
+static const char *const set_filters[] = {
+	"common_pid != 0",
+	"garbage(",
+	"",
+	"filter 0x401000/0x1000@/proc/self/exe",
+	"filter 0x1000/0x100@/proc/self/exe,stop 0x2000/0x10@/proc/self/exe",
+	"stop 0x1000/0x100@/proc/self/exe",
+	"start 0x1000@/proc/self/exe",
+	"filter 0xffffffff81000000/0x1000000",
+	"filter 0x1000/0x10 filter 0x2000/0x10 filter 0x3000/0x10",
+	"filter 0x1000/0@/proc/self/exe",
+	"filter 0x1000/0x10@/tmp",
+	"filter 0x1000/0x10@/nonexistent",
+	"filter 0xfffffffffffff000/0x2000@/proc/self/exe",
+	"tracestop 0x1000/0x10",
+};
+
 static void op_ioctl(void)
 {
 	static const unsigned long reqs[] = {
@@ -712,7 +729,9 @@ static void op_ioctl(void)
 		ioctl(fds[i], req, chance(80) && j >= 0 ? fds[j] : -1);
 		break;
 	case PERF_EVENT_IOC_SET_FILTER:
-		ioctl(fds[i], req, chance(50) ? "common_pid != 0" : "garbage(");
+		/* tracing filters, and address filters (intel_pt) */
+		ioctl(fds[i], req, set_filters[rn(sizeof(set_filters) /
+						  sizeof(set_filters[0]))]);
 		break;
 	case PERF_EVENT_IOC_PERIOD:
 	case PERF_EVENT_IOC_ID:
