@@ -702,12 +702,16 @@ static int b_bts(const struct metric *m, long iters, double *ns)
  * Intel PT (the TCG PMU model with 0022, -cpu ...,intel-pt=on): an
  * intel_pt//u event (pt, branch, tsc: perf's default terms on the model)
  * tracing the loop into a writable 4 MiB AUX area, which the loop drains
- * (aux_tail) between repetitions, so nothing is lost: the driver's PMIs
- * at the area's INT regions and its stretches are the kernel's share.
- * pt_branch: per loop iteration (one TNT bit), less the loop untraced.
- * pt_aux_4m: the same time per KiB of trace the area received (the
- * lossless rate's inverse). Fails without PT, or if a repetition's
- * trace did not all arrive (a TRUNCATED stretch, or a gap).
+ * (aux_tail) between repetitions, so nothing is lost. Under icount the
+ * time is the instructions': the model's packets cost none, so what is
+ * measured is the kernel's share: the enable and disable, and the
+ * driver's PMIs at each aux_watermark of trace (a stretch ends, its
+ * PERF_RECORD_AUX, the next one starts). pt_loop: a loop of iters
+ * branches (about iters / 6 bytes of TNT) with a 16 KiB watermark,
+ * less the loop untraced, per loop. pt_aux_4m: the same with a 64 KiB
+ * watermark, per KiB of trace the area received (the lossless rate's
+ * inverse). Fails without PT, or if a repetition's trace did not all
+ * arrive.
  */
 #define PT_CONFIG	((1ULL << 0) | (1ULL << 10) | (1ULL << 13))
 #define PT_AUX_SIZE	(4UL << 20)
@@ -731,6 +735,7 @@ static int b_pt(const struct metric *m, long iters, double *ns)
 	memset(&a, 0, sizeof(a));
 	a.type = type;
 	a.config = PT_CONFIG;
+	a.aux_watermark = (m->nr_events ? 64 : 16) << 10;
 	if (sampler_open(&sp, &a, PMI_PAGES, "intel_pt//u"))
 		return -1;
 	sp.pg->aux_offset = sp.len;
@@ -762,7 +767,7 @@ static int b_pt(const struct metric *m, long iters, double *ns)
 		}
 		if (r >= 0)
 			ns[r] = ((double)(t2 - t1) - (double)(t1 - t0)) /
-				(m->nr_events ? bytes / 1024.0 : (double)it);
+				(m->nr_events ? bytes / 1024.0 : 1.0);
 	}
 	munmap(aux, PT_AUX_SIZE);
 	return sampler_close(&sp, 0);
@@ -1373,7 +1378,7 @@ static const struct metric metrics[] = {
 	{ "lossless_hw",	 b_lossless,	 49152,	 0, 0, "ns/sample", 1, 0 },
 	{ "lossless_tc",	 b_lossless,	 49152,	 0, 0, "ns/sample", 0, 0 },
 	{ "bts_branch",		 b_bts,		 40000,	 0, 0, "ns/branch", 0, 0 },
-	{ "pt_branch",		 b_pt,		 200000, 0, 0, "ns/branch", 0, 0 },
+	{ "pt_loop",		 b_pt,		 200000, 0, 0, "ns/loop", 0, 0 },
 	{ "pt_aux_4m",		 b_pt,		 2000000, 1, 0, "ns/KiB", 0, 0 },
 };
 #define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
