@@ -75,6 +75,9 @@
  * @marks: the regions carrying STOP or INT now, -1 for none
  * @gap: the last stretch said TRUNCATED and none started since
  * @pages: the area's pages (kernel addresses), for pt_topa_copy()
+ * @shift: log2 of the region size when every region has the same size
+ *	(the common case: then a byte's region is a shift, not a search),
+ *	else 0
  */
 struct pt_topa {
 	unsigned long	size;
@@ -88,6 +91,7 @@ struct pt_topa {
 	int		marks[PT_TOPA_MARKS];
 	bool		gap;
 	void		**pages;
+	unsigned int	shift;
 };
 
 static u64 *pt_topa_entry(const struct pt_topa *tp, unsigned int r)
@@ -101,6 +105,8 @@ static unsigned int pt_topa_region(const struct pt_topa *tp,
 {
 	unsigned int lo = 0, hi = tp->nr_regions - 1;
 
+	if (tp->shift)
+		return off >> tp->shift;
 	while (lo < hi) {
 		unsigned int mid = (lo + hi + 1) / 2;
 
@@ -159,6 +165,14 @@ static bool pt_topa_fill(struct pt_topa *tp, void **pages, int nr_pages)
 		r++;
 	}
 	tp->reg_off[r] = tp->size;
+	/* regions all of one size: found by a shift */
+	tp->shift = ilog2(tp->size / tp->nr_regions);
+	for (r = 0; r <= tp->nr_regions; r++) {
+		if (tp->reg_off[r] != (unsigned long)r << tp->shift) {
+			tp->shift = 0;
+			break;
+		}
+	}
 	/* each table ends in END to the next; the last one's to the first */
 	for (t = 0; t < tp->nr_tables; t++) {
 		unsigned int used = min(tp->per_table,

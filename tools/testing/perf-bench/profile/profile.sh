@@ -60,7 +60,7 @@ EOW
 chmod +x "$wrap"
 for s in 1 3; do
 	echo "  PROFILE $metrics at scale $s"
-	PROF_SCALE=$s BENCH_QEMU=$wrap BENCH_CPU=Skylake-PMU BENCH_SCALE=$s \
+	PROF_SCALE=$s BENCH_QEMU=$wrap BENCH_CPU=${BENCH_CPU:-Skylake-PMU,intel-pt=on} BENCH_SCALE=$s \
 		BENCH_METRICS="$metrics" QUIET=1 "$ROOT/scripts/bench/bench.sh" \
 		> "$OUT/bench-s$s.txt" 2>&1 || true
 done
