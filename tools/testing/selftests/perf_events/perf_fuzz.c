@@ -208,6 +208,12 @@ static void gen_pmu_event(struct perf_event_attr *a)
 		a->config2 = cfg[2];
 	} else {
 		a->config = rnd() & (chance(90) ? pmu->mask[0] : ~0ULL);
+		/*
+		 * a few bits only, now and then: a PMU that refuses the
+		 * terms its CPU lacks (intel_pt's) opens with few set
+		 */
+		if (chance(40))
+			a->config &= rnd() & rnd() & rnd() & rnd();
 		a->config1 = rnd() & pmu->mask[1];
 		a->config2 = rnd() & pmu->mask[2];
 	}
