@@ -189,6 +189,20 @@ static bool pt_begin(struct perf_event *event)
 }
 
 /*
+ * Clear TraceEn (the output registers are exact only then) and return
+ * the byte of the area the CPU writes next
+ */
+static unsigned long pt_halt_pos(struct pt_cpu *pc, struct pt_topa *tp)
+{
+	u64 base, ptrs;
+
+	wrmsrl(MSR_IA32_RTIT_CTL, pc->ctl);
+	rdmsrl(MSR_IA32_RTIT_OUTPUT_BASE, base);
+	rdmsrl(MSR_IA32_RTIT_OUTPUT_MASK, ptrs);
+	return pt_topa_pos(tp, base, ptrs, pc->off);
+}
+
+/*
  * Stop the trace and publish the stretch. Returns true when the trace
  * must stay off: the stretch filled its room or met an error.
  */
@@ -197,17 +211,14 @@ static bool pt_end(void)
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpu);
 	struct pt_topa *tp = perf_get_aux(&pc->handle);
 	unsigned long pos, written;
-	u64 status, base, ptrs;
+	u64 status;
 	bool full;
 
 	/* the PMI leaves the handle alone from here on */
 	WRITE_ONCE(pc->tracing, false);
 	barrier();
-	wrmsrl(MSR_IA32_RTIT_CTL, pc->ctl);
+	pos = pt_halt_pos(pc, tp);
 	rdmsrl(MSR_IA32_RTIT_STATUS, status);
-	rdmsrl(MSR_IA32_RTIT_OUTPUT_BASE, base);
-	rdmsrl(MSR_IA32_RTIT_OUTPUT_MASK, ptrs);
-	pos = pt_topa_pos(tp, base, ptrs, pc->off);
 	if (pt_topa_overwrite(tp)) {
 		/* the newest byte ends at pos; the whole area is the data */
 		pc->handle.head = pos;
@@ -469,16 +480,11 @@ static long pt_snapshot_aux(struct perf_event *event,
 	struct pt_cpu *pc = this_cpu_ptr(&pt_cpu);
 	unsigned long pos, len;
 	struct pt_topa *tp;
-	u64 base, ptrs;
 
 	if (!READ_ONCE(pc->tracing) || pc->handle.event != event)
 		return 0;
 	tp = perf_get_aux(&pc->handle);
-	/* where the CPU writes next, read with TraceEn clear */
-	wrmsrl(MSR_IA32_RTIT_CTL, pc->ctl);
-	rdmsrl(MSR_IA32_RTIT_OUTPUT_BASE, base);
-	rdmsrl(MSR_IA32_RTIT_OUTPUT_MASK, ptrs);
-	pos = pt_topa_pos(tp, base, ptrs, pc->off);
+	pos = pt_halt_pos(pc, tp);
 	len = min(size, pt_topa_size(tp));
 	pt_topa_copy(tp, handle, pos - len, len);
 	if (!READ_ONCE(pc->vmx_on))
