@@ -17,7 +17,7 @@
 _bench_saved_goal := $(.DEFAULT_GOAL)
 BENCH_ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 BENCH_NICE ?= 10
-BENCH_VARS := BENCH_REPS BENCH_SCALE BENCH_SETTLE BENCH_METRICS BENCH_PARALLEL BENCH_TIMEOUT QUIET
+BENCH_VARS := BENCH_REPS BENCH_SCALE BENCH_SETTLE BENCH_METRICS BENCH_PARALLEL BENCH_TIMEOUT QUIET BENCH_SMPS BENCH_CPU
 BENCH_ENV   = $(foreach v,$(BENCH_VARS),$(if $(value $(v)),$(v)='$(subst ','\'',$($(v)))'))
 
 .PHONY: bench bench-run bench-kernels

@@ -472,6 +472,8 @@ struct perf_event {
 #ifdef CONFIG_CGROUP_PERF
 	/* a cgroup event (PERF_FLAG_PID_CGROUP): the cgroup it watches */
 	struct perf_cgroup		*cgrp;
+	/* a cgroup group's leader: on its cgroup's list of its CPU */
+	struct list_head		cgrp_entry;
 #endif
 	/*
 	 * The BPF program attached by SET_BPF or a perf link, and the cookie

@@ -34,18 +34,6 @@
 
 #include "layer/time.h"
 
-/* one CPU's clock of a cgroup */
-struct perf_cgroup_clock {
-	u64	time;
-	u64	timestamp;
-	bool	active;
-};
-
-struct perf_cgroup {
-	struct cgroup_subsys_state	css;
-	struct perf_cgroup_clock __percpu *clock;
-};
-
 static struct perf_cgroup *css_perf(struct cgroup_subsys_state *css)
 {
 	return css ? container_of(css, struct perf_cgroup, css) : NULL;
@@ -270,6 +258,30 @@ void perf_cgroup_detach(struct perf_event *event)
 }
 
 /**
+ * perf_cgroup_group_link - a cgroup group joins its CPU context's groups
+ * @leader: its leader, a cgroup event, now in the context's group lists
+ *
+ * The CPU context's lock is held. Its members watch the same cgroup.
+ */
+void perf_cgroup_group_link(struct perf_event *leader)
+{
+	struct perf_cgroup_clock *c = per_cpu_ptr(leader->cgrp->clock,
+						  leader->cpu);
+
+	list_add_tail(&leader->cgrp_entry,
+		      leader->attr.pinned ? &c->pinned : &c->flexible);
+}
+
+/**
+ * perf_cgroup_group_unlink - a cgroup group leaves its CPU context's groups
+ * @leader: its leader, off the context's group lists
+ */
+void perf_cgroup_group_unlink(struct perf_event *leader)
+{
+	list_del_init(&leader->cgrp_entry);
+}
+
+/**
  * perf_cgroup_sample_id - PERF_SAMPLE_CGROUP of a sample taken now
  *
  * The id of the perf_event cgroup of the current task.
@@ -290,6 +302,7 @@ struct cgroup_subsys_state *
 perf_cgroup_css_alloc(struct cgroup_subsys_state *parent)
 {
 	struct perf_cgroup *cgrp = kzalloc(sizeof(*cgrp), GFP_KERNEL);
+	int cpu;
 
 	if (!cgrp)
 		return ERR_PTR(-ENOMEM);
@@ -297,6 +310,12 @@ perf_cgroup_css_alloc(struct cgroup_subsys_state *parent)
 	if (!cgrp->clock) {
 		kfree(cgrp);
 		return ERR_PTR(-ENOMEM);
+	}
+	for_each_possible_cpu(cpu) {
+		struct perf_cgroup_clock *c = per_cpu_ptr(cgrp->clock, cpu);
+
+		INIT_LIST_HEAD(&c->pinned);
+		INIT_LIST_HEAD(&c->flexible);
 	}
 	return &cgrp->css;
 }

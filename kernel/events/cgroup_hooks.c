@@ -15,27 +15,69 @@
 #include "layer/entry.h"
 
 /*
+ * The groups of the cgroups in @cgrp's chain (it and its ancestors: the
+ * ones that count while a task of @cgrp runs) off the PMUs, or on:
+ * pinned groups before flexible ones, as a full schedule-in would.
+ */
+static void perf_cgroup_chain_out(struct perf_event_context *ctx,
+				  struct perf_cgroup *cgrp)
+{
+	struct perf_event *leader;
+	struct perf_cgroup *c;
+
+	for (c = cgrp; c; c = perf_cgroup_up(c)) {
+		list_for_each_entry(leader, perf_cgroup_groups(c, ctx->cpu, true),
+				    cgrp_entry)
+			perf_group_sched_out(ctx, leader);
+		list_for_each_entry(leader, perf_cgroup_groups(c, ctx->cpu, false),
+				    cgrp_entry)
+			perf_group_sched_out(ctx, leader);
+	}
+}
+
+static void perf_cgroup_chain_in(struct perf_event_context *ctx,
+				 struct perf_cgroup *cgrp)
+{
+	struct perf_event *leader;
+	struct perf_cgroup *c;
+	struct pmu *full = NULL;
+
+	for (c = cgrp; c; c = perf_cgroup_up(c))
+		list_for_each_entry(leader, perf_cgroup_groups(c, ctx->cpu, true),
+				    cgrp_entry)
+			perf_group_sched_in(ctx, leader);
+	for (c = cgrp; c; c = perf_cgroup_up(c))
+		list_for_each_entry(leader, perf_cgroup_groups(c, ctx->cpu, false),
+				    cgrp_entry)
+			perf_flexible_sched_in(ctx, leader, &full);
+}
+
+/*
  * @task, now current here, is in another cgroup: hand the CPU context's
  * cgroup groups over. ctx->lock held, IRQs off.
+ *
+ * Only the groups that watch the old cgroup's chain can be on, and only
+ * those of the new chain can go on, so the switch costs the two chains'
+ * groups, not every cgroup group of the CPU (Documentation/perf-core/
+ * design.rst, "Cgroup switches"). When the context's flexible groups
+ * overcommit its PMUs, the counters freed go in the context's order
+ * instead (rotation's order), which walks every group.
  */
 static void perf_cgroup_switch(struct perf_cpu_context *cpuctx,
 			       struct task_struct *task)
 {
 	struct perf_event_context *ctx = &cpuctx->ctx;
-	struct perf_event *leader;
 
 	/* not live (CPU going down): the clocks stopped with it */
 	if (!ctx->is_active)
 		return;
 	perf_ctx_update_time(ctx);
-	list_for_each_entry(leader, &ctx->pinned_groups, group_entry)
-		if (leader->cgrp)
-			perf_group_sched_out(ctx, leader);
-	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
-		if (leader->cgrp)
-			perf_group_sched_out(ctx, leader);
+	perf_cgroup_chain_out(ctx, cpuctx->cgrp);
 	perf_cgroup_set_current(cpuctx, task, ctx->timestamp);
-	perf_ctx_sched_in(ctx);
+	if (ctx->rotate_necessary)
+		perf_ctx_sched_in(ctx);
+	else
+		perf_cgroup_chain_in(ctx, cpuctx->cgrp);
 }
 
 /**

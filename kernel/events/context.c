@@ -361,6 +361,8 @@ void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 		else
 			list_add_tail(&event->group_entry,
 				      &ctx->flexible_groups);
+		if (perf_event_is_cgroup(event))
+			perf_cgroup_group_link(event);
 	} else {
 		list_add_tail(&event->sibling_entry, &leader->sibling_list);
 		leader->nr_siblings++;
@@ -377,8 +379,11 @@ void perf_ctx_unlink_event_locked(struct perf_event_context *ctx,
 {
 	lockdep_assert_held(&ctx->lock);
 	perf_ctx_list_del(ctx, event);
-	if (perf_event_is_group_leader(event))
+	if (perf_event_is_group_leader(event)) {
 		list_del_init(&event->group_entry);
+		if (perf_event_is_cgroup(event))
+			perf_cgroup_group_unlink(event);
+	}
 }
 
 /* Break an unlinked event out of its group, when its fd is closed. */
@@ -427,6 +432,8 @@ void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 
 	if (perf_event_is_group_leader(event)) {
 		list_del_init(&event->group_entry);
+		if (perf_event_is_cgroup(event))
+			perf_cgroup_group_unlink(event);
 		/*
 		 * The siblings of a removed leader become singleton groups,
 		 * as they would if they had been opened alone.
@@ -452,6 +459,8 @@ void perf_ctx_del_event_locked(struct perf_event_context *ctx,
 			else
 				list_add_tail(&sibling->group_entry,
 					      &ctx->flexible_groups);
+			if (perf_event_is_cgroup(sibling))
+				perf_cgroup_group_link(sibling);
 		}
 		event->nr_siblings = 0;
 	} else {

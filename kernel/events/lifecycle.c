@@ -51,6 +51,9 @@ struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu,
 
 	INIT_LIST_HEAD(&event->event_entry);
 	INIT_LIST_HEAD(&event->group_entry);
+#ifdef CONFIG_CGROUP_PERF
+	INIT_LIST_HEAD(&event->cgrp_entry);
+#endif
 	INIT_LIST_HEAD(&event->sibling_list);
 	INIT_LIST_HEAD(&event->sibling_entry);
 	INIT_LIST_HEAD(&event->active_entry);

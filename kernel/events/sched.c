@@ -350,11 +350,12 @@ void perf_group_sched_out(struct perf_event_context *ctx,
 static __always_inline void __perf_ctx_sched_in(struct perf_event_context *ctx)
 {
 	struct perf_event *leader;
+	struct pmu *full = NULL;
 
 	list_for_each_entry(leader, &ctx->pinned_groups, group_entry)
 		perf_group_sched_in(ctx, leader);
 	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
-		perf_group_sched_in(ctx, leader);
+		perf_flexible_sched_in(ctx, leader, &full);
 }
 
 void perf_ctx_sched_in(struct perf_event_context *ctx)
@@ -376,6 +377,7 @@ static void perf_task_ctx_repack(struct perf_event_context *ctx)
 {
 	struct perf_event_context *cctx = this_cpu_ptr(&perf_cpu_context.ctx);
 	struct perf_event *leader;
+	struct pmu *full = NULL;
 
 	if (list_empty(&ctx->pinned_groups)) {
 		__perf_ctx_sched_in(ctx);
@@ -398,11 +400,12 @@ static void perf_task_ctx_repack(struct perf_event_context *ctx)
 		perf_group_sched_in(ctx, leader);
 	cctx->rotate_necessary = false;
 	list_for_each_entry(leader, &cctx->flexible_groups, group_entry)
-		perf_group_sched_in(cctx, leader);
+		perf_flexible_sched_in(cctx, leader, &full);
 	perf_ctx_unlock(cctx);
 	ctx->rotate_necessary = false;
+	full = NULL;
 	list_for_each_entry(leader, &ctx->flexible_groups, group_entry)
-		perf_group_sched_in(ctx, leader);
+		perf_flexible_sched_in(ctx, leader, &full);
 }
 
 /**

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench-report.py [--out FILE] OURS.log STOCK.log
+"""bench-report.py [--out FILE] OURS.log[,OURS2.log...] STOCK.log[,...]
 
 Turn the serial logs of two perf-bench guests (scripts/bench/bench.sh) into one
-table: metric, ours, stock, ours/stock (medians, ns per operation).
+table: metric, ours, stock, ours/stock (medians, ns per operation), then each
+row's own cost (the row less its floor, a no-perf row of the same log: see
+struct metric's floor in perf-bench.h) and its ratio, then the scale rows
+(those with a size) by family, with the own cost per added unit between
+sizes. Several logs per kernel (comma-separated) are boots of it with other
+CPU counts; a row's floor is taken from its own log.
 Exit status 1 if any metric failed or is missing in either log, or either
 guest did not finish (crash, hang, host timeout)."""
 import argparse
@@ -18,6 +23,7 @@ LINE = re.compile(r'@@BENCH(-FAIL|-BEGIN|-END|-INIT|-EXIT|-DMESG|-HOST-TIMEOUT)?
 
 def parse(path):
     res = {'order': [], 'ok': {}, 'fail': {}, 'end': False, 'exit': None,
+           'floor': {}, 'size': {}, 'own': {},
            'dmesg': [], 'timeout': False, 'kernel': '?', 'begin': False}
     try:
         text = open(path, errors='replace').read()
@@ -43,6 +49,11 @@ def parse(path):
             except ValueError:
                 continue
             res['ok'][name] = (med, lo, hi, f[4])
+            kv = dict(x.split('=', 1) for x in f[5:] if '=' in x)
+            if 'floor' in kv:
+                res['floor'][name] = kv['floor']
+            if 'size' in kv:
+                res['size'][name] = int(kv['size'])
             if name not in res['order']:
                 res['order'].append(name)
         elif kind == '-FAIL':
@@ -67,6 +78,92 @@ def parse(path):
     return res
 
 
+def own_costs(res):
+    """The own cost of every row of one log that has a floor there."""
+    for name, fl in res['floor'].items():
+        if name not in res['ok']:
+            continue
+        med = res['ok'][name][0]
+        if fl == '-':
+            res['own'][name] = med
+            continue
+        base, _, k = fl.partition('*')
+        if base in res['ok']:
+            res['own'][name] = med - float(k or 1) * res['ok'][base][0]
+
+
+def merge(paths):
+    """One kernel's logs (its boots) as one result; the first log wins."""
+    parts = [parse(p) for p in paths]
+    for r in parts:
+        own_costs(r)
+    res = parts[0]
+    res['logs'] = parts
+    for r in parts[1:]:
+        for n in r['order']:
+            if n not in res['order']:
+                res['order'].append(n)
+        for key in ('ok', 'fail', 'floor', 'size', 'own'):
+            for n, v in r[key].items():
+                res[key].setdefault(n, v)
+        res['dmesg'] += r['dmesg']
+    return res
+
+
+def num(v):
+    return f'{v:.0f}' if abs(v) >= 100 else f'{v:.1f}'
+
+
+def ratio(a, b):
+    """a/b where both are positive and b is not noise, else ''"""
+    if a is None or b is None or b <= 0 or a < 0:
+        return ''
+    return f'{a / b:.2f}'
+
+
+def table(rows, right=True):
+    w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = []
+    for i, r in enumerate(rows):
+        cells = [f'{r[0]:<{w[0]}}'] + [f'{c:>{w[j + 1]}}' for j, c in enumerate(r[1:])]
+        out.append('  '.join(cells).rstrip())
+        if i == 0:
+            out.append('  '.join('-' * x for x in w))
+    return out
+
+
+def scale_table(runs, order):
+    """Scale rows by family: own cost per size, and per added unit."""
+    o, s = runs['ours'], runs['stock']
+    fam = {}
+    for n in order:
+        if n in o['size'] or n in s['size']:
+            size = o['size'].get(n, s['size'].get(n))
+            fam.setdefault(re.sub(r'_\d+$', '', n), []).append((size, n))
+    rows = [('scale row', 'size', 'own ours', 'own stock', 'ratio',
+             'slope ours', 'slope stock', 'ratio')]
+    for f, members in fam.items():
+        members.sort()
+        prev = None
+        for size, n in members:
+            oo, so = o['own'].get(n), s['own'].get(n)
+            slo = sls = None
+            if prev and oo is not None and so is not None and \
+               prev[1] is not None and prev[2] is not None:
+                du = size - prev[0]
+                slo, sls = (oo - prev[1]) / du, (so - prev[2]) / du
+            rows.append((f, str(size), num(oo) if oo is not None else '-',
+                         num(so) if so is not None else '-', ratio(oo, so),
+                         num(slo) if slo is not None else '',
+                         num(sls) if sls is not None else '',
+                         ratio(slo, sls) if slo is not None and sls and sls > 1 else ''))
+            prev = (size, oo, so)
+    if len(rows) == 1:
+        return []
+    return ['', 'scale rows: own cost (ns per op) at each size; slope = own cost '
+            'per added unit since the size above'] + table(rows)
+
+
 def cell(r, name):
     if name in r['ok']:
         med, lo, hi, _ = r['ok'][name]
@@ -82,33 +179,31 @@ def main():
     ap.add_argument('ours')
     ap.add_argument('stock')
     a = ap.parse_args()
-    runs = {'ours': parse(a.ours), 'stock': parse(a.stock)}
+    runs = {'ours': merge(a.ours.split(',')), 'stock': merge(a.stock.split(','))}
 
     order = []
     for r in runs.values():
         for n in r['order']:
             if n not in order:
                 order.append(n)
-    rows = [('metric', 'ours', 'stock', 'ours/stock')]
+    rows = [('metric', 'ours', 'stock', 'ours/stock', 'own ours', 'own stock',
+             'own ratio')]
     bad = []
     for n in order:
         o, s = runs['ours'], runs['stock']
         unit = (o['ok'].get(n) or s['ok'].get(n) or (0, 0, 0, ''))[3]
-        ratio = ''
+        rt = ''
         if n in o['ok'] and n in s['ok'] and s['ok'][n][0] > 0:
-            ratio = f"{o['ok'][n][0] / s['ok'][n][0]:.2f}"
-        rows.append((f'{n} [{unit}]' if unit else n, cell(o, n), cell(s, n), ratio))
+            rt = f"{o['ok'][n][0] / s['ok'][n][0]:.2f}"
+        oo, so = o['own'].get(n), s['own'].get(n)
+        rows.append((f'{n} [{unit}]' if unit else n, cell(o, n), cell(s, n), rt,
+                     num(oo) if oo is not None else '', num(so) if so is not None else '',
+                     ratio(oo, so)))
         for k in ('ours', 'stock'):
             if n not in runs[k]['ok']:
                 bad.append(f"{k}: {n}: {runs[k]['fail'].get(n, 'no result')}")
 
-    w = [max(len(r[i]) for r in rows + [(n, '', '', '') for n, _ in NA_ROWS])
-         for i in range(4)]
-    out = []
-    for i, r in enumerate(rows):
-        out.append(f'{r[0]:<{w[0]}}  {r[1]:>{w[1]}}  {r[2]:>{w[2]}}  {r[3]:>{w[3]}}'.rstrip())
-        if i == 0:
-            out.append('  '.join('-' * x for x in w))
+    out = table(rows)
     for n, why in NA_ROWS:
         out.append(f'{n:<{w[0]}}  {why}')
     notes = []
@@ -127,7 +222,12 @@ def main():
                 med, lo, hi, _ = r['ok'][n]
                 if med > 0 and (hi - lo) / med > 0.05:
                     spread.append(f'{k}:{n} {100 * (hi - lo) / med:.0f}%')
+    out += scale_table(runs, order)
     out.append('')
+    out.append('own = the row less its floor (perf-bench.h, struct metric: '
+               'null_syscall per system call, ctxsw_0, fork_exit_0, the '
+               'same work without events; a sampling row is already a '
+               'difference), measured in the same boot')
     out.append(f"medians of the guest repetitions; ours={runs['ours']['kernel']} "
                f"stock={runs['stock']['kernel']}; ns/rt = ns per pipe round trip "
                '(2 context switches)')

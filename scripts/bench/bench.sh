@@ -29,8 +29,10 @@
 #   BENCH_TIMEOUT=600   seconds per boot
 #   QUIET=1             don't echo the guests' @@BENCH lines
 #   BENCH_QEMU, BENCH_CPU  the QEMU binary and -cpu model (defaults above)
+#   BENCH_SMPS="4 8"    CPU counts of the extra boots that run syswide_stat
+#                       (and its floor) once more; empty: none
 # Outputs: build/initramfs-bench.cpio.gz, build/perf-bench/perf-bench,
-# build/logs/bench-{ours,stock}.log (serial logs), build/logs/bench.txt
+# build/logs/bench-{ours,stock}[-smpC].log (serial logs), build/logs/bench.txt
 # (the table).  Runs under build/.bench.lock.
 set -euo pipefail
 
@@ -115,18 +117,19 @@ echo "  QEMU    ${QEMU_BIN#"$ROOT"/} -cpu $QEMU_CPU"
 append="bench.reps=$REPS bench.scale=$SCALE bench.settle=$SETTLE"
 [ -n "$METRICS" ] && append="$append bench.only=$(echo $METRICS | tr ' ' ,)"
 
-# boot NAME KERNEL LOG: serial console to LOG, its @@BENCH lines echoed
+# boot NAME KERNEL LOG [CPUS [APPEND]]: serial console to LOG, its @@BENCH
+# lines echoed
 boot() {
-	local name=$1 kernel=$2 log=$3 t0=$SECONDS rc
-	echo "  BENCH   $name: booting ${kernel#"$ROOT"/}"
+	local name=$1 kernel=$2 log=$3 cpus=${4:-2} app=${5:-$append} t0=$SECONDS rc
+	echo "  BENCH   $name: booting ${kernel#"$ROOT"/} ($cpus CPUs)"
 	set +e
 	timeout --foreground -k 10 "$TIMEOUT" "$QEMU_BIN" "${QEMU_MODEL[@]}" \
 		-accel tcg,thread=single -cpu "$QEMU_CPU" -m 2G \
-		-smp 2,sockets=2,cores=1,threads=1 \
+		-smp "$cpus,sockets=$cpus,cores=1,threads=1" \
 		-icount shift=0,sleep=off -seed 1 \
 		-rtc clock=vm,base=2024-01-01T00:00:00 \
 		-kernel "$kernel" -initrd "$initrd" \
-		-append "console=ttyS0 loglevel=7 panic=-1 nokaslr norandmaps $append" \
+		-append "console=ttyS0 loglevel=7 panic=-1 nokaslr norandmaps $app" \
 		-no-reboot -nic none -display none -monitor none -serial stdio \
 		</dev/null 2>&1 | tee "$log" | {
 			if [ -n "${QUIET:-}" ]; then
@@ -145,21 +148,37 @@ boot() {
 	echo "  BENCH   $name: done in $((SECONDS - t0))s (qemu rc=$rc)"
 }
 
+# boots NAME-SUFFIX CPUS APPEND: both kernels, at once unless BENCH_PARALLEL=0
+boots() {
+	local sfx=$1 cpus=$2 app=$3
+	if [ "$PARALLEL" = 1 ]; then
+		boot "ours$sfx" "$ours" "$B/logs/bench-ours$sfx.log" "$cpus" "$app" & pids+=($!)
+		boot "stock$sfx" "$stock" "$B/logs/bench-stock$sfx.log" "$cpus" "$app" & pids+=($!)
+		wait "${pids[@]}"
+		pids=()
+	else
+		boot "ours$sfx" "$ours" "$B/logs/bench-ours$sfx.log" "$cpus" "$app"
+		boot "stock$sfx" "$stock" "$B/logs/bench-stock$sfx.log" "$cpus" "$app"
+	fi
+}
+
 mkdir -p "$B/logs"
-logs=("$B/logs/bench-ours.log" "$B/logs/bench-stock.log")
-rm -f "${logs[@]}"
-if [ "$PARALLEL" = 1 ]; then
-	boot ours "$ours" "${logs[0]}" & pids+=($!)
-	boot stock "$stock" "${logs[1]}" & pids+=($!)
-	wait "${pids[@]}"
-	pids=()
-else
-	boot ours "$ours" "${logs[0]}"
-	boot stock "$stock" "${logs[1]}"
+rm -f "$B"/logs/bench-ours*.log "$B"/logs/bench-stock*.log
+boots "" 2 "$append"
+ours_logs=$B/logs/bench-ours.log
+stock_logs=$B/logs/bench-stock.log
+# The CPU-count scale rows (syswide_stat) once more on bigger machines,
+# each with the getppid() floor of its own boot.
+if [ -z "$METRICS" ] || [[ " $METRICS " == *" syswide_stat "* ]]; then
+	for c in ${BENCH_SMPS-4 8}; do
+		boots "-smp$c" "$c" "bench.reps=$REPS bench.scale=$SCALE bench.settle=$SETTLE bench.only=null_syscall,syswide_stat"
+		ours_logs+=,$B/logs/bench-ours-smp$c.log
+		stock_logs+=,$B/logs/bench-stock-smp$c.log
+	done
 fi
 
 rc=0
 python3 "$ROOT/scripts/bench/bench-report.py" --out "$B/logs/bench.txt" \
-	"${logs[0]}" "${logs[1]}" || rc=$?
+	"$ours_logs" "$stock_logs" || rc=$?
 echo "  BENCH   total $(( $(date +%s) - start ))s; serial logs build/logs/bench-{ours,stock}.log"
 exit $rc

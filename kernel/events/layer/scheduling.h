@@ -25,6 +25,27 @@ void perf_event_sched_out(struct perf_event_context *ctx,
 int perf_event_sched_in(struct perf_event_context *ctx,
 			struct perf_event *event);
 void perf_ctx_sched_in(struct perf_event_context *ctx);
+
+/**
+ * perf_flexible_sched_in - offer one flexible group its PMU, in a walk
+ * @ctx: the group's context
+ * @leader: the group's leader
+ * @full: the walk's state: the PMU a group of the walk did not fit on
+ *	(NULL at the start)
+ *
+ * As in 6.12, once a hardware group does not fit, the walk offers that
+ * PMU no more groups: they wait for rotation, and a walk over many
+ * groups costs one failed attempt, not one per group.
+ */
+static __always_inline void perf_flexible_sched_in(struct perf_event_context *ctx,
+						   struct perf_event *leader,
+						   struct pmu **full)
+{
+	if (leader->pmu == *full)
+		return;
+	if (perf_group_sched_in(ctx, leader) && !is_software_event(leader))
+		*full = leader->pmu;
+}
 void perf_ctx_sched_in_pinned(struct perf_event_context *ctx,
 			      struct perf_event *leader);
 void perf_ctx_sched_out(struct perf_event_context *ctx);

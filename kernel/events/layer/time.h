@@ -7,6 +7,9 @@
 #ifndef _KERNEL_EVENTS_LAYER_TIME_H
 #define _KERNEL_EVENTS_LAYER_TIME_H
 
+#include <linux/cgroup-defs.h>
+#include <linux/percpu.h>
+
 #include "object.h"
 
 /* the clock of event times */
@@ -102,6 +105,46 @@ void perf_cgroup_ctx_activate(struct perf_event_context *ctx, bool on);
 void perf_cgroup_event_link(struct perf_event_context *ctx, int delta);
 void perf_cgroup_detach(struct perf_event *event);
 u64 perf_cgroup_sample_id(void);
+void perf_cgroup_group_link(struct perf_event *leader);
+void perf_cgroup_group_unlink(struct perf_event *leader);
+
+/*
+ * One CPU's clock of a cgroup, and the groups that watch the cgroup on
+ * that CPU (their leaders, in the CPU context's lists too), so that a
+ * cgroup switch touches only the two cgroups' chains (cgroup_hooks.c)
+ */
+struct perf_cgroup_clock {
+	u64			time;
+	u64			timestamp;
+	bool			active;
+	struct list_head	pinned;
+	struct list_head	flexible;
+};
+
+struct perf_cgroup {
+	struct cgroup_subsys_state	css;
+	struct perf_cgroup_clock __percpu *clock;
+};
+
+/* the parent of @cgrp (whose groups count in @cgrp too), NULL at the root */
+static inline struct perf_cgroup *perf_cgroup_up(struct perf_cgroup *cgrp)
+{
+	struct cgroup_subsys_state *parent = cgrp->css.parent;
+
+	return parent ? container_of(parent, struct perf_cgroup, css) : NULL;
+}
+
+/*
+ * The leaders of the pinned or flexible groups that watch @cgrp in the
+ * CPU context of @cpu (its lock held), linked by cgrp_entry
+ */
+static inline struct list_head *perf_cgroup_groups(struct perf_cgroup *cgrp,
+						   int cpu, bool pinned)
+{
+	struct perf_cgroup_clock *c = per_cpu_ptr(cgrp->clock, cpu);
+
+	return pinned ? &c->pinned : &c->flexible;
+}
 
 static inline bool perf_event_is_cgroup(struct perf_event *event)
 {
@@ -125,6 +168,8 @@ static inline void perf_cgroup_event_link(struct perf_event_context *ctx,
 					  int delta) { }
 static inline void perf_cgroup_detach(struct perf_event *event) { }
 static inline u64 perf_cgroup_sample_id(void) { return 0; }
+static inline void perf_cgroup_group_link(struct perf_event *leader) { }
+static inline void perf_cgroup_group_unlink(struct perf_event *leader) { }
 
 static inline bool perf_event_is_cgroup(struct perf_event *event)
 {

@@ -52,30 +52,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_EVENTS	24
-#define MAX_REPS	31
-#define WATCHDOG_S	120	/* per metric, guest seconds */
+#include "perf-bench.h"
 
-struct metric;
-typedef int (*bench_fn)(const struct metric *m, long iters, double *ns);
-
-struct metric {
-	const char *name;
-	bench_fn fn;
-	long iters;		/* iterations per repetition (before -s) */
-	int nr_events;
-	int inherit;
-	const char *unit;
-	int hw;			/* hardware counters, not software events */
-	int precise;		/* precise_ip of the sampling event (PEBS) */
-};
-
-static int reps = 7;
-static int settle_ms = 20;
-static char errbuf[256];
+int reps = 7;
+int settle_ms = 20;
+char errbuf[256];
+char floor_override[64];
 
 /* Record why a metric failed; always returns -1. */
-static int fail(const char *fmt, ...)
+int fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -85,15 +70,7 @@ static int fail(const char *fmt, ...)
 	return -1;
 }
 
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 		     int group_fd, unsigned long flags)
 {
 	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
@@ -103,17 +80,14 @@ static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
  * The software events "perf stat" counts by default; event i of a set
  * uses sw_events[i % 4], so a set always starts with task-clock.
  */
-static const struct {
-	uint64_t config;
-	const char *name;
-} sw_events[] = {
+const struct sw_event sw_events[4] = {
 	{ PERF_COUNT_SW_TASK_CLOCK,	  "task-clock" },
 	{ PERF_COUNT_SW_CONTEXT_SWITCHES, "context-switches" },
 	{ PERF_COUNT_SW_CPU_MIGRATIONS,	  "cpu-migrations" },
 	{ PERF_COUNT_SW_PAGE_FAULTS,	  "page-faults" },
 };
 
-static void sw_attr(struct perf_event_attr *a, int i, int disabled,
+void sw_attr(struct perf_event_attr *a, int i, int disabled,
 		    int inherit, uint64_t read_format)
 {
 	memset(a, 0, sizeof(*a));
@@ -128,7 +102,7 @@ static void sw_attr(struct perf_event_attr *a, int i, int disabled,
 }
 
 /* Open n independent, enabled counting events on the calling task. */
-static int open_set(int *fds, int n, int inherit)
+int open_set(int *fds, int n, int inherit)
 {
 	struct perf_event_attr a;
 	int i;
@@ -148,14 +122,14 @@ static int open_set(int *fds, int n, int inherit)
 	return 0;
 }
 
-static void close_set(int *fds, int n)
+void close_set(int *fds, int n)
 {
 	while (n--)
 		close(fds[n]);
 }
 
 /* read() one plain counter (read_format 0). */
-static int read_count(int fd, uint64_t *val)
+int read_count(int fd, uint64_t *val)
 {
 	ssize_t r = read(fd, val, sizeof(*val));
 
@@ -169,7 +143,7 @@ static int read_count(int fd, uint64_t *val)
  * of the previous one (RCU callbacks, task_work, kworkers) runs now, not
  * inside this one; every repetition then starts from the same state.
  */
-static uint64_t rep_begin(void)
+uint64_t rep_begin(void)
 {
 	if (settle_ms) {
 		struct timespec ts = { settle_ms / 1000, settle_ms % 1000 * 1000000L };
@@ -180,7 +154,7 @@ static uint64_t rep_begin(void)
 }
 
 /* Burn roughly @ns of CPU time (so that task-clock has something to count). */
-static void spin(uint64_t ns)
+void spin(uint64_t ns)
 {
 	uint64_t t0 = now_ns();
 
@@ -190,7 +164,7 @@ static void spin(uint64_t ns)
 
 /* ---- open/close ----------------------------------------------------- */
 
-static int b_null_syscall(const struct metric *m, long iters, double *ns)
+int b_null_syscall(const struct metric *m, long iters, double *ns)
 {
 	int r;
 
@@ -206,7 +180,7 @@ static int b_null_syscall(const struct metric *m, long iters, double *ns)
 	return 0;
 }
 
-static int b_open_close(const struct metric *m, long iters, double *ns)
+int b_open_close(const struct metric *m, long iters, double *ns)
 {
 	struct perf_event_attr a[MAX_EVENTS];
 	int fds[MAX_EVENTS], n = m->nr_events, r, j;
@@ -330,7 +304,7 @@ out:
 }
 
 /* Open n enabled hardware counters (alternately instructions:u and cycles:u) */
-static int open_hw_set(int *fds, int n)
+int open_hw_set(int *fds, int n)
 {
 	struct perf_event_attr a;
 	int i;
@@ -368,7 +342,7 @@ static int open_events(const struct metric *m, int *fds)
  * After the ping-pong with more hardware events than counters: every
  * event counted, and at least one was multiplexed (running < enabled).
  */
-static int check_muxed(int *fds, int n)
+int check_muxed(int *fds, int n)
 {
 	int muxed = 0;
 
@@ -377,7 +351,12 @@ static int check_muxed(int *fds, int n)
 
 		if (read(fds[j], v, sizeof(v)) != sizeof(v))
 			return fail("read: %s", strerror(errno));
-		if (!v[0] || !v[2])
+		/*
+		 * Rotation turns one group a tick: with more groups than
+		 * that reaches in a run (ctxsw_groups_64, _256) an event may
+		 * wait the whole run
+		 */
+		if ((!v[0] || !v[2]) && n <= 24)
 			return fail("event %d: count %llu, running %llu: never on a counter",
 				    j, (unsigned long long)v[0],
 				    (unsigned long long)v[2]);
@@ -400,7 +379,7 @@ static int check_muxed(int *fds, int n)
  * counters (ctxsw_mux_24: more groups than counters, so every switch-in
  * fits what it can and the multiplexing timer rotates the rest).
  */
-static int b_ctxsw(const struct metric *m, long iters, double *ns)
+int b_ctxsw(const struct metric *m, long iters, double *ns)
 {
 	int p2c[2], c2p[2], fds[MAX_EVENTS], n = m->nr_events, r, nfds = 0;
 	unsigned char msg[2] = { 0, 0 };
@@ -425,6 +404,12 @@ static int b_ctxsw(const struct metric *m, long iters, double *ns)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(p2c[1]);
 		close(c2p[0]);
+		if (pingpong_cgroup[0] && cg_enter(pingpong_cgroup)) {
+			msg[0] = 'E';
+			msg[1] = errno;
+			write(c2p[1], msg, 2);
+			_exit(1);
+		}
 		if (!m->inherit && open_events(m, cfds)) {
 			msg[0] = 'E';
 			msg[1] = errno;
@@ -687,6 +672,7 @@ static int b_bts(const struct metric *m, long iters, double *ns)
 	struct perf_event_attr a;
 	struct sampler sp;
 
+	(void)m;
 	memset(&a, 0, sizeof(a));
 	a.type = PERF_TYPE_HARDWARE;
 	a.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
@@ -1352,35 +1338,74 @@ out_free:
 /* ---- driver ------------------------------------------------------------ */
 
 /* Iteration counts: about 20-40 ms of guest time per repetition. */
+/*
+ * The floor of a row (struct metric's floor) is its work without perf:
+ * getppid() once per system call for the syscall rows, the ping-pong
+ * without events for the switch rows, the bare fork for fork rows, "-"
+ * where the row is already the difference with the same work unmonitored.
+ */
+#define SYS1	"null_syscall"
+#define SYS2	"null_syscall*2"
+#define CTX0	"ctxsw_0"
+
 static const struct metric metrics[] = {
 	{ "null_syscall",	 b_null_syscall, 100000, 0, 0, "ns/op", 0, 0 },
-	{ "open_close_1",	 b_open_close,	 5000,   1, 0, "ns/op", 0, 0 },
-	{ "open_close_group4",	 b_open_close,	 1500,   4, 0, "ns/op", 0, 0 },
-	{ "read_1",		 b_read,	 20000,  1, 0, "ns/op", 0, 0 },
-	{ "read_group4",	 b_read,	 20000,  4, 0, "ns/op", 0, 0 },
-	{ "ioctl_enable_disable", b_ioctl,	 15000,  1, 0, "ns/op", 0, 0 },
+	{ "open_close_1",	 b_open_close,	 5000,   1, 0, "ns/op", 0, 0, SYS2 },
+	{ "open_close_group4",	 b_open_close,	 1500,   4, 0, "ns/op", 0, 0,
+	  "null_syscall*8" },
+	{ "read_1",		 b_read,	 20000,  1, 0, "ns/op", 0, 0, SYS1 },
+	{ "read_group4",	 b_read,	 20000,  4, 0, "ns/op", 0, 0, SYS1 },
+	{ "ioctl_enable_disable", b_ioctl,	 15000,  1, 0, "ns/op", 0, 0, SYS2 },
 	{ "ctxsw_0",		 b_ctxsw,	 4000,   0, 0, "ns/rt", 0, 0 },
-	{ "ctxsw_1",		 b_ctxsw,	 4000,   1, 0, "ns/rt", 0, 0 },
-	{ "ctxsw_4",		 b_ctxsw,	 4000,   4, 0, "ns/rt", 0, 0 },
-	{ "ctxsw_16",		 b_ctxsw,	 2000,   16, 0, "ns/rt", 0, 0 },
-	{ "ctxsw_inherit_4",	 b_ctxsw,	 4000,   4, 1, "ns/rt", 0, 0 },
-	{ "ctxsw_inherit_16",	 b_ctxsw,	 2000,   16, 1, "ns/rt", 0, 0 },
+	{ "ctxsw_1",		 b_ctxsw,	 4000,   1, 0, "ns/rt", 0, 0, CTX0 },
+	{ "ctxsw_4",		 b_ctxsw,	 4000,   4, 0, "ns/rt", 0, 0, CTX0 },
+	{ "ctxsw_16",		 b_ctxsw,	 2000,   16, 0, "ns/rt", 0, 0, CTX0 },
+	{ "ctxsw_inherit_4",	 b_ctxsw,	 4000,   4, 1, "ns/rt", 0, 0, CTX0 },
+	{ "ctxsw_inherit_16",	 b_ctxsw,	 2000,   16, 1, "ns/rt", 0, 0, CTX0 },
 	{ "fork_exit_0",	 b_fork,	 200,    0, 0, "ns/op", 0, 0 },
-	{ "fork_exit_inherit_4", b_fork,	 200,    4, 1, "ns/op", 0, 0 },
-	{ "sample_fault",	 b_sample_fault, 2000,	 0, 0, "ns/sample", 0, 0 },
-	{ "pmi_sample",		 b_pmi,		 1000000, 0, 0, "ns/PMI", 0, 0 },
-	{ "pebs_sample",	 b_pmi,		 1000000, 0, 0, "ns/sample", 0, 2 },
-	{ "read_hw_1",		 b_read_hw,	 20000,  1, 0, "ns/op", 0, 0 },
+	{ "fork_exit_inherit_4", b_fork,	 200,    4, 1, "ns/op", 0, 0,
+	  "fork_exit_0" },
+	{ "sample_fault",	 b_sample_fault, 2000,	 0, 0, "ns/sample", 0, 0, "-" },
+	{ "pmi_sample",		 b_pmi,		 1000000, 0, 0, "ns/PMI", 0, 0, "-" },
+	{ "pebs_sample",	 b_pmi,		 1000000, 0, 0, "ns/sample", 0, 2, "-" },
+	{ "read_hw_1",		 b_read_hw,	 20000,  1, 0, "ns/op", 0, 0, SYS1 },
 	{ "rdpmc_self",		 b_rdpmc_self,	 100000, 1, 0, "ns/op", 0, 0 },
-	{ "ctxsw_mux_24",	 b_ctxsw,	 2000,   24, 0, "ns/rt", 1, 0 },
-	{ "bpf_sample",		 b_bpf_sample,	 1000000, 0, 0, "ns/PMI", 0, 0 },
-	{ "uprobe_hit",		 b_uprobe_hit,	 10000,  0, 0, "ns/hit", 0, 0 },
+	{ "ctxsw_mux_24",	 b_ctxsw,	 2000,   24, 0, "ns/rt", 1, 0, CTX0 },
+	{ "bpf_sample",		 b_bpf_sample,	 1000000, 0, 0, "ns/PMI", 0, 0, "-" },
+	{ "uprobe_hit",		 b_uprobe_hit,	 10000,  0, 0, "ns/hit", 0, 0, "-" },
 	{ "lossless_hw",	 b_lossless,	 49152,	 0, 0, "ns/sample", 1, 0 },
 	{ "lossless_tc",	 b_lossless,	 49152,	 0, 0, "ns/sample", 0, 0 },
-	{ "bts_branch",		 b_bts,		 40000,	 0, 0, "ns/branch", 0, 0 },
-	{ "pt_loop",		 b_pt,		 200000, 0, 0, "ns/loop", 0, 0 },
-	{ "pt_aux_4m",		 b_pt,		 2000000, 1, 0, "ns/KiB", 0, 0 },
+	{ "bts_branch",		 b_bts,		 40000,	 0, 0, "ns/branch", 0, 0, "-" },
+	{ "pt_loop",		 b_pt,		 200000, 0, 0, "ns/loop", 0, 0, "-" },
+	{ "pt_aux_4m",		 b_pt,		 2000000, 1, 0, "ns/KiB", 0, 0, "-" },
+	/* scale rows (scale.c) */
+	{ "cgroup_switch_0",	 b_cgroup_switch, 2000,	 0, 0, "ns/rt", 0, 0, NULL, 0 },
+	{ "cgroup_switch_1",	 b_cgroup_switch, 2000,	 0, 0, "ns/rt", 0, 0,
+	  "cgroup_switch_0", 1 },
+	{ "cgroup_switch_8",	 b_cgroup_switch, 2000,	 0, 0, "ns/rt", 0, 0,
+	  "cgroup_switch_0", 8 },
+	{ "cgroup_switch_64",	 b_cgroup_switch, 1000,	 0, 0, "ns/rt", 0, 0,
+	  "cgroup_switch_0", 64 },
+	{ "open_close_busy_1",	 b_open_close_busy, 3000, 0, 0, "ns/op", 0, 0, SYS2, 1 },
+	{ "open_close_busy_1000", b_open_close_busy, 2000, 0, 0, "ns/op", 0, 0,
+	  SYS2, 1000 },
+	{ "open_close_busy_10000", b_open_close_busy, 1000, 0, 0, "ns/op", 0, 0,
+	  SYS2, 10000 },
+	{ "ctxsw_groups_16",	 b_ctxsw,	 1000,   16, 0, "ns/rt", 1, 0, CTX0, 16 },
+	{ "ctxsw_groups_64",	 b_ctxsw,	 500,    64, 0, "ns/rt", 1, 0, CTX0, 64 },
+	{ "ctxsw_groups_256",	 b_ctxsw,	 200,    256, 0, "ns/rt", 1, 0, CTX0, 256 },
+	{ "threads_4",		 b_threads,	 200,	 0, 0, "ns/op", 0, 0, NULL, 4 },
+	{ "threads_32",		 b_threads,	 40,	 0, 0, "ns/op", 0, 0, NULL, 32 },
+	{ "threads_128",	 b_threads,	 10,	 0, 0, "ns/op", 0, 0, NULL, 128 },
+	{ "inherit_threads_4",	 b_threads,	 200,	 8, 1, "ns/op", 0, 0,
+	  "threads_4", 4 },
+	{ "inherit_threads_32",	 b_threads,	 40,	 8, 1, "ns/op", 0, 0,
+	  "threads_32", 32 },
+	{ "inherit_threads_128", b_threads,	 10,	 8, 1, "ns/op", 0, 0,
+	  "threads_128", 128 },
+	{ "syswide_stat",	 b_syswide_stat, 20,	 0, 0, "ns/op", 0, 0, NULL, -1 },
 };
+
 #define NR_METRICS (sizeof(metrics) / sizeof(metrics[0]))
 
 static int cmp_double(const void *a, const void *b)
@@ -1395,8 +1420,11 @@ static int run_metric(const struct metric *m, double scale)
 {
 	double ns[MAX_REPS];
 	long iters = (long)(m->iters * scale);
+	int size = m->size;
+	char name[64];
 	cpu_set_t set;
 
+	snprintf(name, sizeof(name), "%s", m->name);
 	if (iters < 1)
 		iters = 1;
 	alarm(WATCHDOG_S);
@@ -1407,17 +1435,28 @@ static int run_metric(const struct metric *m, double scale)
 		       strerror(errno));
 		return 1;
 	}
+	if (m->size < 0) {
+		size = sysconf(_SC_NPROCESSORS_ONLN);
+		snprintf(name, sizeof(name), "%s_%d", m->name, size);
+	}
 	if (m->fn(m, iters, ns)) {
-		printf("@@BENCH-FAIL %s %s\n", m->name, errbuf);
+		printf("@@BENCH-FAIL %s %s\n", name, errbuf);
 		return 1;
 	}
-	printf("@@BENCH-REPS %s", m->name);
+	printf("@@BENCH-REPS %s", name);
 	for (int r = 0; r < reps; r++)
 		printf(" %.1f", ns[r]);
 	printf("\n");
 	qsort(ns, reps, sizeof(ns[0]), cmp_double);
-	printf("@@BENCH %s %.1f %.1f %.1f %s reps=%d iters=%ld\n", m->name,
+	printf("@@BENCH %s %.1f %.1f %.1f %s reps=%d iters=%ld", name,
 	       ns[reps / 2], ns[0], ns[reps - 1], m->unit, reps, iters);
+	if (floor_override[0])
+		printf(" floor=%s", floor_override);
+	else if (m->floor)
+		printf(" floor=%s", m->floor);
+	if (size)
+		printf(" size=%d", size);
+	printf("\n");
 	return 0;
 }
 
