@@ -144,6 +144,10 @@ def scale_table(runs, order):
              'slope ours', 'slope stock', 'ratio')]
     for f, members in fam.items():
         members.sort()
+        # a family of floors (threads_T) has no own cost to show
+        if all(o['own'].get(n) is None and s['own'].get(n) is None
+               for _, n in members):
+            continue
         prev = None
         for size, n in members:
             oo, so = o['own'].get(n), s['own'].get(n)

@@ -203,6 +203,37 @@ TEST_F(cg, a_cgroup_counts_its_descendants)
 	close(fa1);
 }
 
+/*
+ * A group's member outlives its closed leader as a group of its own, and
+ * still goes on at every switch into its cgroup (a cgroup switch offers
+ * the PMU only the groups of the two cgroups' chains: the member must be
+ * on its cgroup's list once it leads).
+ */
+TEST_F(cg, a_closed_leaders_member_keeps_counting)
+{
+	int leader = cg_event(self->a, self->cpu, PERF_COUNT_SW_PAGE_FAULTS, -1);
+	int member, other;
+	struct pt_val3 v, vo;
+	pid_t pid;
+
+	ASSERT_LE(0, leader);
+	member = cg_event(self->a, self->cpu, PERF_COUNT_SW_PAGE_FAULTS, leader);
+	ASSERT_LE(0, member);
+	other = cg_event(self->b, self->cpu, PERF_COUNT_SW_PAGE_FAULTS, -1);
+	ASSERT_LE(0, other);
+	close(leader);
+	pid = cg_child(self->cpu, CG_A, NPAGES_A, CG_B, NPAGES_B);
+	ASSERT_EQ(0, pt_wait_exit(pid));
+	ASSERT_EQ(0, pt_read3(member, &v));
+	ASSERT_EQ(0, pt_read3(other, &vo));
+	EXPECT_LE(NPAGES_A, v.value);
+	EXPECT_GE(NPAGES_A + SLACK, v.value);
+	EXPECT_LE(NPAGES_B, vo.value);
+	EXPECT_GE(NPAGES_B + SLACK, vo.value);
+	close(member);
+	close(other);
+}
+
 TEST_F(cg, other_cpus_see_nothing)
 {
 	int other = pt_nr_cpus() > 1 ? pt_nth_cpu(0) : -1;
