@@ -11,7 +11,7 @@
 # @@BENCH* lines, framed by
 #   @@BENCH-INIT kernel=<release> cpus=<n> uptime=<s>
 #   @@BENCH-EXIT <perf-bench exit status>
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null

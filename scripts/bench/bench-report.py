@@ -18,12 +18,12 @@ import sys
 # Metrics that cannot be measured yet: printed as n/a rows.
 NA_ROWS = []
 
-LINE = re.compile(r'@@BENCH(-FAIL|-BEGIN|-END|-INIT|-EXIT|-DMESG|-HOST-TIMEOUT)?(?: (.*))?$')
+LINE = re.compile(r'@@BENCH(-FAIL|-SKIP|-BEGIN|-END|-INIT|-EXIT|-DMESG|-HOST-TIMEOUT)?(?: (.*))?$')
 
 
 def parse(path):
     res = {'order': [], 'ok': {}, 'fail': {}, 'end': False, 'exit': None,
-           'floor': {}, 'size': {}, 'own': {},
+           'floor': {}, 'size': {}, 'own': {}, 'skip': {},
            'dmesg': [], 'timeout': False, 'kernel': '?', 'begin': False}
     try:
         text = open(path, errors='replace').read()
@@ -59,6 +59,11 @@ def parse(path):
         elif kind == '-FAIL':
             name, _, why = rest.partition(' ')
             res['fail'][name] = why
+            if name not in res['order']:
+                res['order'].append(name)
+        elif kind == '-SKIP':
+            name, _, why = rest.partition(' ')
+            res['skip'][name] = why
             if name not in res['order']:
                 res['order'].append(name)
         elif kind == '-BEGIN':
@@ -103,9 +108,13 @@ def merge(paths):
         for n in r['order']:
             if n not in res['order']:
                 res['order'].append(n)
-        for key in ('ok', 'fail', 'floor', 'size', 'own'):
+        for key in ('ok', 'fail', 'floor', 'size', 'own', 'skip'):
             for n, v in r[key].items():
                 res[key].setdefault(n, v)
+    # a row another boot of the kernel ran is not skipped
+    for n in list(res['skip']):
+        if n in res['ok'] or n in res['fail']:
+            del res['skip'][n]
         res['dmesg'] += r['dmesg']
     return res
 
@@ -174,6 +183,8 @@ def cell(r, name):
         return f'{med:.0f}' if med >= 100 else f'{med:.1f}'
     if name in r['fail']:
         return 'FAIL'
+    if name in r['skip']:
+        return 'n/a'
     return 'missing'
 
 
@@ -192,7 +203,7 @@ def main():
                 order.append(n)
     rows = [('metric', 'ours', 'stock', 'ours/stock', 'own ours', 'own stock',
              'own ratio')]
-    bad = []
+    bad, skipped = [], []
     for n in order:
         o, s = runs['ours'], runs['stock']
         unit = (o['ok'].get(n) or s['ok'].get(n) or (0, 0, 0, ''))[3]
@@ -203,9 +214,13 @@ def main():
         rows.append((f'{n} [{unit}]' if unit else n, cell(o, n), cell(s, n), rt,
                      num(oo) if oo is not None else '', num(so) if so is not None else '',
                      ratio(oo, so)))
+        both_skip = n in o['skip'] and n in s['skip']
+        if both_skip:
+            skipped.append(f"{n}: {o['skip'][n]}")
         for k in ('ours', 'stock'):
-            if n not in runs[k]['ok']:
-                bad.append(f"{k}: {n}: {runs[k]['fail'].get(n, 'no result')}")
+            if n not in runs[k]['ok'] and not both_skip:
+                why = runs[k]['fail'].get(n) or runs[k]['skip'].get(n) or 'no result'
+                bad.append(f"{k}: {n}: {why}")
 
     out = table(rows)
     for n, why in NA_ROWS:
@@ -237,6 +252,8 @@ def main():
                '(2 context switches)')
     if spread:
         out.append('reps spread (max-min)/median > 5%: ' + ', '.join(spread))
+    for x in skipped:
+        out.append('n/a ' + x)
     for x in notes:
         out.append('NOTE ' + x)
     for x in bad:

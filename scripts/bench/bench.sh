@@ -101,6 +101,40 @@ trap cleanup EXIT
 mv "$initrd.tmp.$$" "$initrd"
 echo "  INITRD  ${initrd#"$ROOT"/} ($(du -k "$initrd" | cut -f1) KiB)"
 
+# The tool boot's initramfs: the same plus Debian's perf and tcc with
+# their shared libraries, for the user-visible overhead rows (tool_*).
+# A boot of its own, so that the other rows boot the small image.
+tool_initrd=$B/initramfs-bench-tool.cpio.gz
+want_tool=
+if [ -z "$METRICS" ] || [[ " $METRICS " == *" tool_"* ]]; then
+	want_tool=1
+fi
+copy_bin() {
+	rm -f "$2"
+	cp "$1" "$2"
+	for lib in $(ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+		mkdir -p ".$(dirname "$lib")"
+		cp -L "$lib" ".$lib"
+	done
+}
+if [ -n "$want_tool" ]; then
+	(
+		cd "$stage"
+		perf=/usr/bin/perf
+		if [ "$(head -c 4 "$perf" | tr -d '\0')" != $'\x7fELF' ]; then
+			perf=$(ls /usr/bin/perf_[0-9]* 2>/dev/null | sort -V | tail -n 1)
+		fi
+		copy_bin "$perf" usr/bin/perf
+		[ -x /usr/bin/tcc ] && copy_bin /usr/bin/tcc usr/bin/tcc
+		find . -exec touch -h -d @1704067200 {} +
+		find . -print0 | LC_ALL=C sort -z |
+			cpio --null -o -H newc --owner=0:0 --quiet \
+				--renumber-inodes --ignore-devno | gzip -n -6 > "$tool_initrd.tmp.$$"
+	)
+	mv "$tool_initrd.tmp.$$" "$tool_initrd"
+	echo "  INITRD  ${tool_initrd#"$ROOT"/} ($(du -k "$tool_initrd" | cut -f1) KiB)"
+fi
+
 # ---- boots -----------------------------------------------------------------
 # the PMU model's QEMU (built without default devices: -nodefaults, and
 # its firmware from the system's packages) when there is one
@@ -117,10 +151,11 @@ echo "  QEMU    ${QEMU_BIN#"$ROOT"/} -cpu $QEMU_CPU"
 append="bench.reps=$REPS bench.scale=$SCALE bench.settle=$SETTLE"
 [ -n "$METRICS" ] && append="$append bench.only=$(echo $METRICS | tr ' ' ,)"
 
-# boot NAME KERNEL LOG [CPUS [APPEND]]: serial console to LOG, its @@BENCH
-# lines echoed
+# boot NAME KERNEL LOG [CPUS [APPEND [INITRD]]]: serial console to LOG, its
+# @@BENCH lines echoed
 boot() {
-	local name=$1 kernel=$2 log=$3 cpus=${4:-2} app=${5:-$append} t0=$SECONDS rc
+	local name=$1 kernel=$2 log=$3 cpus=${4:-2} app=${5:-$append} rd=${6:-$initrd}
+	local t0=$SECONDS rc
 	echo "  BENCH   $name: booting ${kernel#"$ROOT"/} ($cpus CPUs)"
 	set +e
 	timeout --foreground -k 10 "$TIMEOUT" "$QEMU_BIN" "${QEMU_MODEL[@]}" \
@@ -128,7 +163,7 @@ boot() {
 		-smp "$cpus,sockets=$cpus,cores=1,threads=1" \
 		-icount shift=0,sleep=off -seed 1 \
 		-rtc clock=vm,base=2024-01-01T00:00:00 \
-		-kernel "$kernel" -initrd "$initrd" \
+		-kernel "$kernel" -initrd "$rd" \
 		-append "console=ttyS0 loglevel=7 panic=-1 nokaslr norandmaps $app" \
 		-no-reboot -nic none -display none -monitor none -serial stdio \
 		</dev/null 2>&1 | tee "$log" | {
@@ -148,17 +183,18 @@ boot() {
 	echo "  BENCH   $name: done in $((SECONDS - t0))s (qemu rc=$rc)"
 }
 
-# boots NAME-SUFFIX CPUS APPEND: both kernels, at once unless BENCH_PARALLEL=0
+# boots NAME-SUFFIX CPUS APPEND [INITRD]: both kernels, at once unless
+# BENCH_PARALLEL=0
 boots() {
-	local sfx=$1 cpus=$2 app=$3
+	local sfx=$1 cpus=$2 app=$3 rd=${4:-$initrd}
 	if [ "$PARALLEL" = 1 ]; then
-		boot "ours$sfx" "$ours" "$B/logs/bench-ours$sfx.log" "$cpus" "$app" & pids+=($!)
-		boot "stock$sfx" "$stock" "$B/logs/bench-stock$sfx.log" "$cpus" "$app" & pids+=($!)
+		boot "ours$sfx" "$ours" "$B/logs/bench-ours$sfx.log" "$cpus" "$app" "$rd" & pids+=($!)
+		boot "stock$sfx" "$stock" "$B/logs/bench-stock$sfx.log" "$cpus" "$app" "$rd" & pids+=($!)
 		wait "${pids[@]}"
 		pids=()
 	else
-		boot "ours$sfx" "$ours" "$B/logs/bench-ours$sfx.log" "$cpus" "$app"
-		boot "stock$sfx" "$stock" "$B/logs/bench-stock$sfx.log" "$cpus" "$app"
+		boot "ours$sfx" "$ours" "$B/logs/bench-ours$sfx.log" "$cpus" "$app" "$rd"
+		boot "stock$sfx" "$stock" "$B/logs/bench-stock$sfx.log" "$cpus" "$app" "$rd"
 	fi
 }
 
@@ -175,6 +211,16 @@ if [ -z "$METRICS" ] || [[ " $METRICS " == *" syswide_stat "* ]]; then
 		ours_logs+=,$B/logs/bench-ours-smp$c.log
 		stock_logs+=,$B/logs/bench-stock-smp$c.log
 	done
+fi
+
+if [ -n "$want_tool" ]; then
+	tools=$("$B/perf-bench/perf-bench" -l | awk '$1 ~ /^tool_/ { print $1 }')
+	if [ -n "$METRICS" ]; then
+		tools=$(for m in $METRICS; do [[ $m == tool_* ]] && echo "$m"; done)
+	fi
+	boots "-tool" 2 "bench.reps=$REPS bench.scale=$SCALE bench.settle=$SETTLE bench.only=$(echo $tools | tr ' ' ,)" "$tool_initrd"
+	ours_logs+=,$B/logs/bench-ours-tool.log
+	stock_logs+=,$B/logs/bench-stock-tool.log
 fi
 
 rc=0

@@ -10,7 +10,7 @@ PKGS="linux-source-6.12 qemu-system-x86 seabios busybox-static gcc libc6-dev
 make bc flex bison libelf-dev libssl-dev cpio linux-perf xz-utils gzip
 dwarves python3 perl kmod rsync util-linux coreutils gdb-minimal ccache
 checkpolicy linux-config-6.12 bpftrace systemtap-sdt-dev papi-tools
-libpfm4-dev clang libbpf-dev"
+libpfm4-dev clang libbpf-dev tcc"
 
 # The PMU model's QEMU build (tools/testing/pmu-model) installs its own
 # (and a deb-src entry): here too, so that all of apt runs up front and

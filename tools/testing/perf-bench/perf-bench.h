@@ -56,7 +56,11 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* what a metric returns when this machine cannot run it (skip()) */
+#define SKIPPED		(-2)
+
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 	      int group_fd, unsigned long flags);
 void sw_attr(struct perf_event_attr *a, int i, int disabled, int inherit,
@@ -80,5 +84,8 @@ int b_cgroup_switch(const struct metric *m, long iters, double *ns);
 int b_open_close_busy(const struct metric *m, long iters, double *ns);
 int b_threads(const struct metric *m, long iters, double *ns);
 int b_syswide_stat(const struct metric *m, long iters, double *ns);
+
+/* tool.c */
+int b_tool(const struct metric *m, long iters, double *ns);
 
 #endif
