@@ -9,6 +9,9 @@
 #                     tools/testing/perf-bench, print ours vs stock
 #   make bench-run    the same without (re)building the kernels
 #
+# Both run once per vendor of BENCH_VENDORS (intel amd): the Skylake and
+# the EPYC model CPU, one table each (build/logs/bench.txt, bench-amd.txt).
+#
 # Knobs (make variables or environment): BENCH_REPS (7), BENCH_SCALE (1),
 # BENCH_SETTLE (20 ms idle before each repetition),
 # BENCH_METRICS (subset, space separated), BENCH_PARALLEL (1: both guests
@@ -28,10 +31,15 @@ bench-kernels:
 	@nice -n $(BENCH_NICE) $(MAKE) --no-print-directory -C $(BENCH_ROOT) \
 		bench-kernel stock-bench
 
+# One table per vendor's model CPU (BENCH_VENDORS, default both)
+BENCH_VENDORS ?= intel amd
+
 bench: bench-kernels
-	@env $(BENCH_ENV) $(BENCH_ROOT)/scripts/bench/bench.sh
+	@$(MAKE) --no-print-directory -f $(BENCH_ROOT)/Makefile -C $(BENCH_ROOT) bench-run
 
 bench-run:
-	@env $(BENCH_ENV) $(BENCH_ROOT)/scripts/bench/bench.sh
+	@rc=0; for v in $(BENCH_VENDORS); do \
+		env $(BENCH_ENV) BENCH_VENDOR=$$v $(BENCH_ROOT)/scripts/bench/bench.sh || rc=1; \
+	done; exit $$rc
 
 .DEFAULT_GOAL := $(_bench_saved_goal)

@@ -29,6 +29,9 @@
 #   BENCH_TIMEOUT=600   seconds per boot
 #   QUIET=1             don't echo the guests' @@BENCH lines
 #   BENCH_QEMU, BENCH_CPU  the QEMU binary and -cpu model (defaults above)
+#   BENCH_VENDOR=intel  the PMU model's CPU: intel (Skylake-PMU,intel-pt=on;
+#                       logs build/logs/bench-*.log, table bench.txt) or
+#                       amd (EPYC-PMU; build/logs/bench-amd-*.log, bench-amd.txt)
 #   BENCH_SMPS="4 8"    CPU counts of the extra boots that run syswide_stat
 #                       (and its floor) once more; empty: none
 # Outputs: build/initramfs-bench.cpio.gz, build/perf-bench/perf-bench,
@@ -47,6 +50,12 @@ SETTLE=${BENCH_SETTLE:-20}
 METRICS=${BENCH_METRICS:-}
 PARALLEL=${BENCH_PARALLEL:-1}
 TIMEOUT=${BENCH_TIMEOUT:-600}
+# the vendor's model CPU and where its logs and table go
+case ${BENCH_VENDOR:-intel} in
+intel)	VENDOR_CPU=Skylake-PMU,intel-pt=on L=$B/logs/bench ;;
+amd)	VENDOR_CPU=EPYC-PMU L=$B/logs/bench-amd ;;
+*)	echo "bench.sh: BENCH_VENDOR is intel or amd" >&2; exit 2 ;;
+esac
 
 for k in "$ours" "$stock"; do
 	[ -f "$k" ] || { echo "bench.sh: no kernel $k (make bench-kernel stock-bench)" >&2; exit 1; }
@@ -141,7 +150,7 @@ fi
 QEMU_MODEL=()
 if [ -z "${BENCH_QEMU:-}" ] && [ -x "$B/pmu-qemu/qemu-system-x86_64" ]; then
 	QEMU_BIN=$B/pmu-qemu/qemu-system-x86_64
-	QEMU_CPU=${BENCH_CPU:-Skylake-PMU,intel-pt=on}
+	QEMU_CPU=${BENCH_CPU:-$VENDOR_CPU}
 	QEMU_MODEL=(-nodefaults -L /usr/share/seabios -L /usr/share/qemu)
 else
 	QEMU_BIN=${BENCH_QEMU:-qemu-system-x86_64}
@@ -188,28 +197,28 @@ boot() {
 boots() {
 	local sfx=$1 cpus=$2 app=$3 rd=${4:-$initrd}
 	if [ "$PARALLEL" = 1 ]; then
-		boot "ours$sfx" "$ours" "$B/logs/bench-ours$sfx.log" "$cpus" "$app" "$rd" & pids+=($!)
-		boot "stock$sfx" "$stock" "$B/logs/bench-stock$sfx.log" "$cpus" "$app" "$rd" & pids+=($!)
+		boot "ours$sfx" "$ours" "$L-ours$sfx.log" "$cpus" "$app" "$rd" & pids+=($!)
+		boot "stock$sfx" "$stock" "$L-stock$sfx.log" "$cpus" "$app" "$rd" & pids+=($!)
 		wait "${pids[@]}"
 		pids=()
 	else
-		boot "ours$sfx" "$ours" "$B/logs/bench-ours$sfx.log" "$cpus" "$app" "$rd"
-		boot "stock$sfx" "$stock" "$B/logs/bench-stock$sfx.log" "$cpus" "$app" "$rd"
+		boot "ours$sfx" "$ours" "$L-ours$sfx.log" "$cpus" "$app" "$rd"
+		boot "stock$sfx" "$stock" "$L-stock$sfx.log" "$cpus" "$app" "$rd"
 	fi
 }
 
 mkdir -p "$B/logs"
-rm -f "$B"/logs/bench-ours*.log "$B"/logs/bench-stock*.log
+rm -f "$L"-ours*.log "$L"-stock*.log
 boots "" 2 "$append"
-ours_logs=$B/logs/bench-ours.log
-stock_logs=$B/logs/bench-stock.log
+ours_logs=$L-ours.log
+stock_logs=$L-stock.log
 # The CPU-count scale rows (syswide_stat) once more on bigger machines,
 # each with the getppid() floor of its own boot.
 if [ -z "$METRICS" ] || [[ " $METRICS " == *" syswide_stat "* ]]; then
 	for c in ${BENCH_SMPS-4 8}; do
 		boots "-smp$c" "$c" "bench.reps=$REPS bench.scale=$SCALE bench.settle=$SETTLE bench.only=null_syscall,syswide_stat"
-		ours_logs+=,$B/logs/bench-ours-smp$c.log
-		stock_logs+=,$B/logs/bench-stock-smp$c.log
+		ours_logs+=,$L-ours-smp$c.log
+		stock_logs+=,$L-stock-smp$c.log
 	done
 fi
 
@@ -219,12 +228,12 @@ if [ -n "$want_tool" ]; then
 		tools=$(for m in $METRICS; do [[ $m == tool_* ]] && echo "$m"; done)
 	fi
 	boots "-tool" 2 "bench.reps=$REPS bench.scale=$SCALE bench.settle=$SETTLE bench.only=$(echo $tools | tr ' ' ,)" "$tool_initrd"
-	ours_logs+=,$B/logs/bench-ours-tool.log
-	stock_logs+=,$B/logs/bench-stock-tool.log
+	ours_logs+=,$L-ours-tool.log
+	stock_logs+=,$L-stock-tool.log
 fi
 
 rc=0
-python3 "$ROOT/scripts/bench/bench-report.py" --out "$B/logs/bench.txt" \
+python3 "$ROOT/scripts/bench/bench-report.py" --out "$L.txt" \
 	"$ours_logs" "$stock_logs" || rc=$?
-echo "  BENCH   total $(( $(date +%s) - start ))s; serial logs build/logs/bench-{ours,stock}.log"
+echo "  BENCH   total $(( $(date +%s) - start ))s; serial logs ${L#"$ROOT"/}-{ours,stock}*.log, table ${L#"$ROOT"/}.txt"
 exit $rc

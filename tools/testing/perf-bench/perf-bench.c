@@ -737,6 +737,7 @@ static int b_bts(const struct metric *m, long iters, double *ns)
  */
 #define PT_CONFIG	((1ULL << 0) | (1ULL << 10) | (1ULL << 13))
 #define PT_AUX_SIZE	(4UL << 20)
+#define PT_PAIRS	16
 
 static int b_pt(const struct metric *m, long iters, double *ns)
 {
@@ -768,28 +769,39 @@ static int b_pt(const struct metric *m, long iters, double *ns)
 		return sampler_close(&sp, fail("mmap AUX: %s", strerror(errno)));
 	for (r = -1; r < reps; r++) {
 		long it = r < 0 ? iters / 4 + 1 : iters;
+		double diff = 0, kib = 0;
 		uint64_t t0, t1, t2, bytes;
+		int k;
 
-		t0 = rep_begin();
-		insn_loop(it);
-		t1 = now_ns();
-		ioctl(sp.fd, PERF_EVENT_IOC_ENABLE, 0);
-		insn_loop(it);
-		ioctl(sp.fd, PERF_EVENT_IOC_DISABLE, 0);
-		t2 = now_ns();
-		bytes = __atomic_load_n(&sp.pg->aux_head, __ATOMIC_ACQUIRE) - head;
-		head += bytes;
-		__atomic_store_n(&sp.pg->aux_tail, head, __ATOMIC_RELEASE);
-		sampler_consume(&sp);
-		/* at least a bit of TNT for each branch arrived */
-		if (bytes < (uint64_t)it / 8) {
-			munmap(aux, PT_AUX_SIZE);
-			return sampler_close(&sp, fail("%llu bytes of trace for %ld branches",
-						      (unsigned long long)bytes, it));
+		rep_begin();
+		/*
+		 * PT_PAIRS pairs of the loop untraced and traced: a pair is
+		 * shorter than a tick, and one tick more in either half
+		 * would be most of a lone pair's difference
+		 */
+		for (k = 0; k < PT_PAIRS; k++) {
+			t0 = now_ns();
+			insn_loop(it);
+			t1 = now_ns();
+			ioctl(sp.fd, PERF_EVENT_IOC_ENABLE, 0);
+			insn_loop(it);
+			ioctl(sp.fd, PERF_EVENT_IOC_DISABLE, 0);
+			t2 = now_ns();
+			bytes = __atomic_load_n(&sp.pg->aux_head, __ATOMIC_ACQUIRE) - head;
+			head += bytes;
+			__atomic_store_n(&sp.pg->aux_tail, head, __ATOMIC_RELEASE);
+			sampler_consume(&sp);
+			/* at least a bit of TNT for each branch arrived */
+			if (bytes < (uint64_t)it / 8) {
+				munmap(aux, PT_AUX_SIZE);
+				return sampler_close(&sp, fail("%llu bytes of trace for %ld branches",
+							      (unsigned long long)bytes, it));
+			}
+			diff += (double)(t2 - t1) - (double)(t1 - t0);
+			kib += bytes / 1024.0;
 		}
 		if (r >= 0)
-			ns[r] = ((double)(t2 - t1) - (double)(t1 - t0)) /
-				(m->nr_events ? bytes / 1024.0 : 1.0);
+			ns[r] = diff / (m->nr_events ? kib : PT_PAIRS);
 	}
 	munmap(aux, PT_AUX_SIZE);
 	return sampler_close(&sp, 0);
