@@ -186,7 +186,7 @@ struct perf_remote_call {
  * while its context was empty, or did not exist yet) is activated now,
  * as the scheduler would have.
  */
-static bool perf_ctx_live_here(struct perf_event_context *ctx)
+static __always_inline bool perf_ctx_live_here(struct perf_event_context *ctx)
 {
 	if (!ctx->is_active && ctx->task == current && !ctx->dead &&
 	    !ctx->frozen)

@@ -44,9 +44,12 @@ void perf_event_enable_locked(struct perf_event_context *ctx,
 
 static int __perf_event_enable(struct perf_event_context *ctx, void *info)
 {
-	perf_event_enable_locked(ctx, info);
+	struct perf_event *event = info;
+
+	perf_event_enable_locked(ctx, event);
 	/* self-monitoring readers see the times and index it has now */
-	perf_event_update_userpage(info);
+	if (rcu_access_pointer(event->rb))
+		perf_event_update_userpage(event);
 	return 0;
 }
 
@@ -62,7 +65,8 @@ static int __perf_event_disable(struct perf_event_context *ctx, void *info)
 	else
 		perf_event_sched_out(ctx, event);
 	perf_event_set_state(event, PERF_EVENT_STATE_OFF);
-	perf_event_update_userpage(event);
+	if (rcu_access_pointer(event->rb))
+		perf_event_update_userpage(event);
 	/* a leader off stops its members' times too: their pages say so */
 	if (perf_event_is_group_leader(event)) {
 		struct perf_event *sibling;
@@ -115,12 +119,21 @@ static int __perf_group_op(struct perf_event_context *ctx, void *info)
 	return op->fn(ctx, leader);
 }
 
-/* Apply @fn to the children @event passed on by inheritance. */
+/*
+ * Apply @fn to the children @event passed on by inheritance. @event is an
+ * fd's event (never a copy) and its context's mutex is held: with no
+ * child now, none can appear meanwhile (a first copy comes only from a
+ * fork that holds this context's mutex, and further ones from copies),
+ * so an empty list needs no child_mutex.
+ */
 static void perf_event_apply_children(struct perf_event *event,
 				      perf_ctx_fn fn)
 {
 	struct perf_group_op op = { .fn = fn };
 
+	lockdep_assert_held(&event->ctx->mutex);
+	if (list_empty(&event->child_list))
+		return;
 	mutex_lock(&event->child_mutex);
 	list_for_each_entry(op.event, &event->child_list, child_entry)
 		perf_ctx_call(op.event->ctx, __perf_group_op, &op);

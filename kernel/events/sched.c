@@ -17,8 +17,8 @@
 #include "layer/scheduling.h"
 
 
-void perf_event_set_state(struct perf_event *event,
-			  enum perf_event_state state)
+void perf_event_set_group_state(struct perf_event *event,
+				enum perf_event_state state)
 {
 	struct perf_event *sibling;
 

@@ -212,11 +212,17 @@ rm -f "$L"-ours*.log "$L"-stock*.log
 boots "" 2 "$append"
 ours_logs=$L-ours.log
 stock_logs=$L-stock.log
-# The CPU-count scale rows (syswide_stat) once more on bigger machines,
+# The CPU-count scale rows (syswide_*) once more on bigger machines,
 # each with the getppid() floor of its own boot.
-if [ -z "$METRICS" ] || [[ " $METRICS " == *" syswide_stat "* ]]; then
+sys=
+for m in syswide_stat syswide_record; do
+	if [ -z "$METRICS" ] || [[ " $METRICS " == *" $m "* ]]; then
+		sys+=,$m
+	fi
+done
+if [ -n "$sys" ]; then
 	for c in ${BENCH_SMPS-4 8}; do
-		boots "-smp$c" "$c" "bench.reps=$REPS bench.scale=$SCALE bench.settle=$SETTLE bench.only=null_syscall,syswide_stat"
+		boots "-smp$c" "$c" "bench.reps=$REPS bench.scale=$SCALE bench.settle=$SETTLE bench.only=null_syscall$sys"
 		ours_logs+=,$L-ours-smp$c.log
 		stock_logs+=,$L-stock-smp$c.log
 	done

@@ -14,8 +14,23 @@
 /* hw.interrupts of an event that overflowed too often in its tick */
 #define PERF_THROTTLED		(~0ULL)
 
-void perf_event_set_state(struct perf_event *event,
-			  enum perf_event_state state);
+void perf_event_set_group_state(struct perf_event *event,
+				enum perf_event_state state);
+
+/*
+ * An event's new state, its times accounted up to now under the old one
+ * (a leader with members: theirs too, perf_event_set_group_state())
+ */
+static __always_inline void perf_event_set_state(struct perf_event *event,
+						 enum perf_event_state state)
+{
+	if (unlikely(!list_empty(&event->sibling_list))) {
+		perf_event_set_group_state(event, state);
+		return;
+	}
+	perf_event_update_times(event);
+	event->state = state;
+}
 int perf_group_sched_in(struct perf_event_context *ctx,
 			struct perf_event *leader);
 void perf_group_sched_out(struct perf_event_context *ctx,

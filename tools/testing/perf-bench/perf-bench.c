@@ -1285,7 +1285,7 @@ static int ll_run(struct sampler *sp, uint64_t period, long samples,
 }
 
 /* Write @val to /proc/sys/kernel/@name, the old value to @old; 0 or -1 */
-static int sysctl_set(const char *name, long val, long *old)
+int sysctl_set(const char *name, long val, long *old)
 {
 	char path[128];
 	FILE *fp;
@@ -1452,6 +1452,7 @@ static const struct metric metrics[] = {
 	{ "inherit_threads_128", b_threads,	 10,	 8, 1, "ns/op", 0, 0,
 	  "threads_128", 128 },
 	{ "syswide_stat",	 b_syswide_stat, 20,	 0, 0, "ns/op", 0, 0, NULL, -1 },
+	{ "syswide_record",	 b_syswide_record, 1,	 0, 0, "ns/sample", 1, 0, "-", -1 },
 	/* user-visible overhead (tool.c): the tool boot of bench.sh */
 	{ "tool_gzip",		 b_tool,	 1,	 0, 0, "ns/run", 0, 0 },
 	{ "tool_gzip_record",	 b_tool,	 1,	 0, 1, "ns/run", 0, 0, "tool_gzip" },

@@ -72,6 +72,7 @@ uint64_t rep_begin(void);
 void spin(uint64_t ns);
 int open_hw_set(int *fds, int n);
 int check_muxed(int *fds, int n);
+int sysctl_set(const char *name, long val, long *old);
 
 int b_null_syscall(const struct metric *m, long iters, double *ns);
 int b_open_close(const struct metric *m, long iters, double *ns);
@@ -84,6 +85,7 @@ int b_cgroup_switch(const struct metric *m, long iters, double *ns);
 int b_open_close_busy(const struct metric *m, long iters, double *ns);
 int b_threads(const struct metric *m, long iters, double *ns);
 int b_syswide_stat(const struct metric *m, long iters, double *ns);
+int b_syswide_record(const struct metric *m, long iters, double *ns);
 
 /* tool.c */
 int b_tool(const struct metric *m, long iters, double *ns);

@@ -16,15 +16,21 @@
  *   syswide_stat       perf stat -a: 8 events opened, enabled, read and
  *                      closed on every CPU (the row is named after the
  *                      CPU count: bench.sh boots 2, 4 and 8 CPUs)
+ *   syswide_record     perf record -a at the highest lossless rate, as
+ *                      ns per sample per CPU (named after the CPU count)
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -363,4 +369,247 @@ int b_syswide_stat(const struct metric *m, long iters, double *ns)
 			ns[r] = (double)(now_ns() - t0) / iters;
 	}
 	return 0;
+}
+
+/* ---- perf record -a ---------------------------------------------------- */
+
+#define SR_PAGES	256		/* 1 MiB of records per CPU */
+#define SR_SAMPLES	32768		/* periods per CPU in a run */
+#define SR_PERIOD	500		/* the first period tried */
+#define SR_RUNGS	6
+
+struct sr_cpu {
+	int fd;
+	struct perf_event_mmap_page *pg;
+	size_t len;
+};
+
+struct sr_run {
+	struct sr_cpu *cpu;
+	int ncpu, stopfd;
+	uint64_t period;
+	char *out;
+	size_t out_len;
+	uint64_t samples, lost, throttled;
+};
+
+/* drain one CPU's buffer as perf record does: every record copied out */
+static void sr_drain(struct sr_run *rn, struct sr_cpu *c, size_t *pos)
+{
+	const char *data = (const char *)c->pg + c->pg->data_offset;
+	uint64_t size = c->pg->data_size, tail = c->pg->data_tail;
+	uint64_t head = __atomic_load_n(&c->pg->data_head, __ATOMIC_ACQUIRE);
+
+	while (tail < head) {
+		const struct perf_event_header *h =
+			(const void *)(data + (tail & (size - 1)));
+		uint64_t off = tail & (size - 1), first = h->size;
+		char *rec;
+
+		if (*pos + h->size > rn->out_len)
+			*pos = 0;
+		rec = rn->out + *pos;
+		if (off + first > size)
+			first = size - off;
+		memcpy(rec, data + off, first);
+		memcpy(rec + first, data, h->size - first);
+		if (h->type == PERF_RECORD_SAMPLE)
+			rn->samples++;
+		else if (h->type == PERF_RECORD_LOST)
+			rn->lost += ((uint64_t *)rec)[2];
+		else if (h->type == PERF_RECORD_THROTTLE)
+			rn->throttled++;
+		*pos += h->size;
+		tail += h->size;
+	}
+	__atomic_store_n(&c->pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/* perf record's one reader: poll() on every CPU's buffer, any CPU */
+static void *sr_reader(void *arg)
+{
+	struct sr_run *rn = arg;
+	struct pollfd pfd[9];
+	size_t pos = 0;
+	cpu_set_t set;
+	int stop = 0, i;
+
+	CPU_ZERO(&set);
+	for (i = 0; i < rn->ncpu; i++)
+		CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	for (i = 0; i < rn->ncpu; i++)
+		pfd[i] = (struct pollfd){ .fd = rn->cpu[i].fd, .events = POLLIN };
+	pfd[rn->ncpu] = (struct pollfd){ .fd = rn->stopfd, .events = POLLIN };
+	while (!stop) {
+		if (poll(pfd, rn->ncpu + 1, -1) < 0 && errno != EINTR)
+			break;
+		stop = pfd[rn->ncpu].revents != 0;
+		for (i = 0; i < rn->ncpu; i++)
+			sr_drain(rn, &rn->cpu[i], &pos);
+	}
+	return NULL;
+}
+
+struct sr_worker {
+	int cpu;
+	long loops;
+};
+
+static void *sr_work(void *arg)
+{
+	struct sr_worker *w = arg;
+	cpu_set_t set;
+	long n = w->loops;
+
+	CPU_ZERO(&set);
+	CPU_SET(w->cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+	return NULL;
+}
+
+/* One run at rn->period: 0 lossless, 1 lost or throttled, -1 failed */
+static int sr_run_once(struct sr_run *rn, double *ns)
+{
+	struct sr_worker w[8];
+	pthread_t rd, th[8];
+	uint64_t one = 1, t0;
+	int i, ret = 0;
+
+	rn->samples = rn->lost = rn->throttled = 0;
+	for (i = 0; i < rn->ncpu; i++)
+		if (ioctl(rn->cpu[i].fd, PERF_EVENT_IOC_PERIOD, &rn->period))
+			return fail("PERF_EVENT_IOC_PERIOD: %s", strerror(errno));
+	rn->stopfd = eventfd(0, EFD_CLOEXEC);
+	if (rn->stopfd < 0)
+		return fail("eventfd: %s", strerror(errno));
+	if (pthread_create(&rd, NULL, sr_reader, rn)) {
+		close(rn->stopfd);
+		return fail("pthread_create failed");
+	}
+	t0 = now_ns();
+	for (i = 0; i < rn->ncpu; i++)
+		ioctl(rn->cpu[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (i = 0; i < rn->ncpu; i++) {
+		w[i] = (struct sr_worker){ i, (long)(rn->period * SR_SAMPLES / 2) };
+		if (pthread_create(&th[i], NULL, sr_work, &w[i])) {
+			ret = fail("pthread_create failed");
+			rn->ncpu = i;
+			break;
+		}
+	}
+	for (i = 0; i < rn->ncpu; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < rn->ncpu; i++)
+		ioctl(rn->cpu[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (write(rn->stopfd, &one, sizeof(one)) != sizeof(one))
+		ret = fail("eventfd write: %s", strerror(errno));
+	pthread_join(rd, NULL);
+	close(rn->stopfd);
+	*ns = (double)(now_ns() - t0) /
+	      ((double)(rn->samples ? rn->samples : 1) / rn->ncpu);
+	if (ret)
+		return ret;
+	if (rn->samples < (uint64_t)SR_SAMPLES * rn->ncpu / 2)
+		return fail("%llu samples at period %llu on %d CPUs",
+			    (unsigned long long)rn->samples,
+			    (unsigned long long)rn->period, rn->ncpu);
+	return rn->lost || rn->throttled ? 1 : 0;
+}
+
+/*
+ * syswide_record: perf record -a at the highest lossless rate: on each
+ * CPU a system-wide instructions:u event samples (IP, TID, TIME, CPU)
+ * into its own 1 MiB buffer while a task per CPU runs SR_SAMPLES periods,
+ * and one reader thread, free to run anywhere, drains every buffer as
+ * perf record does (poll(), each record copied out). From SR_PERIOD the
+ * period doubles while a run loses records or is throttled. The row is
+ * guest ns per sample per CPU at the first lossless period (lower is
+ * better), named after the CPU count.
+ */
+int b_syswide_record(const struct metric *m, long iters, double *ns)
+{
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), i, r, k, ret = -1;
+	long old_rate = 0, old_pct = 0, was;
+	struct sr_cpu cpu[8] = { 0 };
+	struct sr_run rn = { .cpu = cpu };
+	long page = sysconf(_SC_PAGESIZE);
+
+	(void)m;
+	(void)iters;
+	if (ncpu < 1 || ncpu > 8)
+		return fail("%d CPUs: 1 to 8 supported", ncpu);
+	rn.out_len = 4 << 20;
+	rn.out = malloc(rn.out_len);
+	if (!rn.out)
+		return fail("out of memory");
+	if (sysctl_set("perf_event_max_sample_rate", 100000000, &old_rate))
+		goto out_free;
+	if (sysctl_set("perf_cpu_time_max_percent", 0, &old_pct))
+		goto out_rate;
+	for (i = 0; i < ncpu; i++) {
+		struct perf_event_attr a = {
+			.size = sizeof(a),
+			.type = PERF_TYPE_HARDWARE,
+			.config = PERF_COUNT_HW_INSTRUCTIONS,
+			.sample_period = SR_PERIOD,
+			.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				       PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
+			.disabled = 1,
+			.exclude_kernel = 1,
+			.exclude_hv = 1,
+			.watermark = 1,
+			.wakeup_watermark = SR_PAGES * page / 4,
+		};
+
+		cpu[i].fd = perf_open(&a, -1, i, -1, PERF_FLAG_FD_CLOEXEC);
+		if (cpu[i].fd < 0) {
+			fail("perf_event_open(instructions:u, CPU %d): %s", i,
+			     strerror(errno));
+			goto out;
+		}
+		rn.ncpu = i + 1;
+		cpu[i].len = (SR_PAGES + 1) * page;
+		cpu[i].pg = mmap(NULL, cpu[i].len, PROT_READ | PROT_WRITE,
+				 MAP_SHARED, cpu[i].fd, 0);
+		if (cpu[i].pg == MAP_FAILED) {
+			cpu[i].pg = NULL;
+			fail("mmap: %s", strerror(errno));
+			goto out;
+		}
+	}
+	for (r = -1; r < reps; r++) {
+		double v = 0;
+
+		rep_begin();
+		for (k = 0, rn.period = SR_PERIOD; k < SR_RUNGS; k++, rn.period *= 2) {
+			int res = sr_run_once(&rn, &v);
+
+			if (res < 0)
+				goto out;
+			if (!res)
+				break;
+		}
+		if (k == SR_RUNGS) {
+			fail("records lost even at period %llu",
+			     (unsigned long long)rn.period / 2);
+			goto out;
+		}
+		if (r >= 0)
+			ns[r] = v;
+	}
+	ret = 0;
+out:
+	for (i = 0; i < rn.ncpu; i++) {
+		if (cpu[i].pg)
+			munmap(cpu[i].pg, cpu[i].len);
+		close(cpu[i].fd);
+	}
+	sysctl_set("perf_cpu_time_max_percent", old_pct, &was);
+out_rate:
+	sysctl_set("perf_event_max_sample_rate", old_rate, &was);
+out_free:
+	free(rn.out);
+	return ret;
 }
