@@ -603,6 +603,26 @@ struct perf_branch_stack {
 	struct perf_branch_entry	entries[];
 };
 
+struct perf_callchain_entry *
+perf_callchain(struct perf_event *event, struct pt_regs *regs);
+
+/**
+ * perf_sample_save_callchain - a sample's callchain from other registers
+ * @data: the sample, started with perf_sample_data_init()
+ * @event: the event it is for, which samples PERF_SAMPLE_CALLCHAIN
+ * @regs: the registers to walk from: those the interrupt saved, when the
+ *	sample's own (a PEBS record's) are not a frame on any stack
+ *
+ * perf_prepare_sample() sizes the callchain made here.
+ */
+static inline void perf_sample_save_callchain(struct perf_sample_data *data,
+					      struct perf_event *event,
+					      struct pt_regs *regs)
+{
+	data->callchain = perf_callchain(event, regs);
+	data->sample_flags |= PERF_SAMPLE_CALLCHAIN;
+}
+
 /**
  * perf_sample_save_raw_data - give a sample PERF_SAMPLE_RAW data
  * @data: the sample, started with perf_sample_data_init()

@@ -309,8 +309,6 @@ static inline bool perf_event_is_swclock(const struct perf_event *event)
 }
 
 /* callchain.c */
-struct perf_callchain_entry *
-perf_callchain(struct perf_event *event, struct pt_regs *regs);
 int perf_callchain_get(struct perf_event *event);
 void perf_callchain_put(struct perf_event *event);
 

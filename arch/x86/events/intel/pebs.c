@@ -594,9 +594,17 @@ struct pebs_mem {
  * branch stack @bs (NULL: the PMI's, if any); @more: not the event's
  * first record in this drain. Inline: a copy for each record format,
  * since the sample path is hot (pebs_sample in benchmarks.rst).
+ *
+ * The callchain is walked from @iregs, the registers the PMI saved, as
+ * in 6.12: @regs, made from the record, are a copy on this stack, not a
+ * frame the unwinder can follow (from a return to user space it warned
+ * of stack recursion). Large PEBS, drained outside a PMI, never samples
+ * callchains; a kernel record of another event drained there (at a
+ * switch out) gets only its task's user callchain.
  */
 static __always_inline void pebs_output(struct perf_event *event, int idx,
 					struct pt_regs *regs,
+					struct pt_regs *iregs,
 					const struct pebs_mem *mem, u64 tsc,
 					struct perf_branch_stack *bs, bool more)
 {
@@ -645,6 +653,9 @@ static __always_inline void pebs_output(struct perf_event *event, int idx,
 		data.br_stack = bs;
 		data.sample_flags |= PERF_SAMPLE_BRANCH_STACK;
 	}
+	if ((type & PERF_SAMPLE_CALLCHAIN) && (iregs || !user_mode(regs)))
+		perf_sample_save_callchain(&data, event,
+					   iregs ?: task_pt_regs(current));
 	if (more)
 		x86_pmu_report_more(event, &data, regs);
 	else
@@ -663,7 +674,7 @@ static void pebs_sample_fmt3(struct perf_event *event, int idx,
 	struct pt_regs regs __uninitialized;
 
 	pebs_regs_fmt3(&regs, iregs, r, event->attr.precise_ip);
-	pebs_output(event, idx, &regs, &mem, r->tsc, NULL, more);
+	pebs_output(event, idx, &regs, iregs, &mem, r->tsc, NULL, more);
 }
 
 /* the branch stack of an adaptive record, for this CPU's current sample */
@@ -710,8 +721,8 @@ static void pebs_sample_adaptive(struct perf_event *event, int idx,
 		mem.dse = mi->aux;
 		mem.lat = mi->mem_latency;
 	}
-	pebs_output(event, idx, &pregs.regs, mi ? &mem : NULL, b->tsc, bs,
-		    more);
+	pebs_output(event, idx, &pregs.regs, iregs, mi ? &mem : NULL, b->tsc,
+		    bs, more);
 }
 
 /**

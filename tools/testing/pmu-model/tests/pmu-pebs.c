@@ -29,7 +29,9 @@
  * instructions:u event at precise_ip 2 whose samples need nothing but
  * the record (IP, TID, TIME) takes its samples with far fewer PMIs than
  * samples (the NMI count of /proc/interrupts), one with a callchain
- * with one PMI each, both as many as the loop's instructions make;
+ * with one PMI each, both as many as the loop's instructions make (the
+ * callchains walked from the PMI's registers, not the record's: their
+ * first user address is never the sample's eventing IP);
  * the PEBS event's count read as a group with a plain instructions:u
  * counter equals it, with records still in the buffer; two tasks taking
  * turns on CPU 0, each with its own such event, each get every sample
@@ -390,6 +392,17 @@ static void insn_loop(long n)
 	asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n));
 }
 
+/* A sample of IP and CALLCHAIN: is its first user address the IP? */
+static int chain_starts_at_ip(const uint64_t *body)
+{
+	uint64_t ip = body[0], nr = body[1], i;
+
+	for (i = 0; i + 1 < nr; i++)
+		if (body[2 + i] == PERF_CONTEXT_USER)
+			return body[3 + i] == ip;
+	return 0;
+}
+
 /*
  * instructions:u at precise_ip 2, with @type, over LARGE_ITERS of
  * insn_loop; a plain instructions:u counter in its group. @large: the
@@ -414,7 +427,7 @@ static void large_case(const char *what, uint64_t type, int large)
 	uint64_t v[3] = { 0 }, *body, want;
 	struct ring_iter it;
 	unsigned char *data;
-	int fd, pfd, n = 0;
+	int fd, pfd, n = 0, same = 0;
 	long nmi;
 	char msg[200];
 
@@ -435,8 +448,22 @@ static void large_case(const char *what, uint64_t type, int large)
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
 	nmi = nmi_count() - nmi;
 	ring_iter_start(&it, pc, data);
-	while ((body = ring_next_sample(&it)))
+	while ((body = ring_next_sample(&it))) {
 		n++;
+		if (type & PERF_SAMPLE_CALLCHAIN)
+			same += chain_starts_at_ip(body);
+	}
+	/*
+	 * The callchain is the interrupted registers' (as in 6.12): its
+	 * first user address is where the PMI came, past the record's
+	 * eventing IP, which the sample's IP is
+	 */
+	if (type & PERF_SAMPLE_CALLCHAIN) {
+		snprintf(msg, sizeof(msg),
+			 "%s: %d of %d callchains start at the sample's IP, none from the PMI's registers",
+			 what, same, n);
+		check(same == 0, msg);
+	}
 	/* at least the loop's; the glue around it adds a few */
 	want = 2 * LARGE_ITERS / LARGE_PERIOD;
 	snprintf(msg, sizeof(msg), "%s: %d samples (at least %llu)", what, n,
