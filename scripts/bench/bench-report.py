@@ -232,7 +232,7 @@ def main():
         elif not r['end']:
             bad.append(f'{k}: perf-bench did not finish' +
                        (' (host timeout)' if r['timeout'] else ' (guest crashed or hung?)'))
-        for d in r['dmesg']:
+        for d in dict.fromkeys(r['dmesg']):
             notes.append(f'{k}: kernel log: {d}')
     spread = []
     for n in order:
