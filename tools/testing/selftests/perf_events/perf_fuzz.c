@@ -14,9 +14,10 @@
  *   perf_fuzz fuzz SEED SECONDS [WORKERS]
  *	WORKERS processes (default 4) that open mostly-valid random events
  *	(groups, inheritance, sampling into buffers, SET_OUTPUT, ioctls,
- *	breakpoints, tracepoints, kprobes, hardware events) and close, map,
- *	unmap, read, fork, exec and prctl at random, with CPU hotplug churn
- *	when run as root. Anything wrong shows as a kernel report on the
+ *	breakpoints, tracepoints, kprobes, hardware events; as root also
+ *	cgroup events of a few nested cgroups, which the root workers move
+ *	in and out of) and close, map, unmap, read, fork, exec and prctl at
+ *	random, with CPU hotplug churn when run as root. Anything wrong shows as a kernel report on the
  *	console, which the harness (scripts/fuzz/fuzz.sh) looks for.
  *
  *   perf_fuzz cycles N
@@ -31,6 +32,8 @@
 #include <dirent.h>
 #include <linux/hw_breakpoint.h>
 #include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 static __u64 rng_state;
@@ -572,7 +575,61 @@ struct map {
 
 static int fds[MAX_FDS];
 static struct map maps[MAX_MAPS];
-static __u64 nr_ops, nr_opened;
+static __u64 nr_ops, nr_opened, nr_cgroup_opened;
+
+/*
+ * Root: cgroup v2 directories for cgroup events (pf1 and pf2 under pf0,
+ * so that a switch leaves and enters chains of ancestors); their fds
+ * are opened before the workers fork
+ */
+#define CG_ROOT		"/sys/fs/cgroup"
+static const char *const cg_dirs[] = {
+	CG_ROOT "/pf0", CG_ROOT "/pf0/pf1", CG_ROOT "/pf0/pf2", CG_ROOT "/pf3",
+};
+#define NR_CG		(sizeof(cg_dirs) / sizeof(cg_dirs[0]))
+static int cg_fds[NR_CG] = { -1, -1, -1, -1 };
+
+static void cgroups_setup(void)
+{
+	unsigned int i;
+
+	if (geteuid() ||
+	    (access(CG_ROOT "/cgroup.procs", F_OK) &&
+	     mount("none", CG_ROOT, "cgroup2", 0, NULL)))
+		return;
+	/* as systemd does: the implicit perf_event controller then reaches new cgroups */
+	pt_write_file(CG_ROOT "/cgroup.subtree_control", "+pids");
+	for (i = 0; i < NR_CG; i++) {
+		mkdir(cg_dirs[i], 0755);
+		cg_fds[i] = open(cg_dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+}
+
+static void cgroups_teardown(void)
+{
+	int i;
+
+	for (i = NR_CG - 1; i >= 0; i--) {
+		if (cg_fds[i] < 0)
+			continue;
+		close(cg_fds[i]);
+		rmdir(cg_dirs[i]);
+	}
+}
+
+/* a root worker moves itself to one of the cgroups, or back to the root */
+static void op_cgroup_move(void)
+{
+	char path[64], pid[16];
+	unsigned int i = rn(NR_CG + 1);
+
+	if (geteuid() || cg_fds[0] < 0)
+		return;
+	snprintf(path, sizeof(path), "%s/cgroup.procs",
+		 i < NR_CG ? cg_dirs[i] : CG_ROOT);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	pt_write_file(path, pid);
+}
 
 static int pick_fd(void)
 {
@@ -588,6 +645,7 @@ static void op_open(void)
 {
 	struct perf_event_attr a;
 	int slot, group = -1, g, fd, cpu;
+	unsigned long flags;
 	pid_t pid = 0;
 
 	for (slot = 0; slot < MAX_FDS && fds[slot] >= 0; slot++)
@@ -611,11 +669,20 @@ static void op_open(void)
 		if (cpu < 0)
 			cpu = 0;
 	}
-	fd = sys_perf_event_open(&a, pid, cpu, group,
-				 chance(95) ? PERF_FLAG_FD_CLOEXEC : rn(16));
+	flags = chance(95) ? PERF_FLAG_FD_CLOEXEC : rn(16);
+	if (geteuid() == 0 && cg_fds[0] >= 0 && chance(12)) {
+		/* a cgroup event: a CPU's, watching a cgroup's fd */
+		pid = cg_fds[rn(NR_CG)];
+		if (cpu < 0)
+			cpu = rn(pt_nr_cpus());
+		flags |= PERF_FLAG_PID_CGROUP;
+	}
+	fd = sys_perf_event_open(&a, pid, cpu, group, flags);
 	if (fd >= 0) {
 		fds[slot] = fd;
 		nr_opened++;
+		if (flags & PERF_FLAG_PID_CGROUP)
+			nr_cgroup_opened++;
 		if (last_pmu >= 0)
 			nr_pmu_opened[last_pmu]++;
 	}
@@ -791,6 +858,8 @@ static void op_misc(void)
 		pt_fault_pages(1);
 		break;
 	default:
+		if (chance(30))
+			op_cgroup_move();
 		sched_yield();
 		break;
 	}
@@ -841,9 +910,10 @@ static void fuzz_worker(__u64 seed, int seconds)
 		}
 		nr_ops++;
 	}
-	printf("worker seed %llu: %llu ops, %llu events opened\n",
+	printf("worker seed %llu: %llu ops, %llu events opened (%llu cgroup events)\n",
 	       (unsigned long long)seed, (unsigned long long)nr_ops,
-	       (unsigned long long)nr_opened);
+	       (unsigned long long)nr_opened,
+	       (unsigned long long)nr_cgroup_opened);
 	for (i = 0; i < nr_pmus; i++)
 		if (nr_pmu_opened[i])
 			printf("worker seed %llu: %llu %s events opened\n",
@@ -884,6 +954,7 @@ static int fuzz_main(__u64 seed, int seconds, int workers)
 	if (workers > 64)
 		workers = 64;
 	pmus_load();
+	cgroups_setup();
 	printf("perf_fuzz: seed %llu, %d s, %d workers, %d sysfs PMUs\n",
 	       (unsigned long long)seed, seconds, workers, nr_pmus);
 	for (i = 0; i < workers; i++) {
@@ -912,6 +983,7 @@ static int fuzz_main(__u64 seed, int seconds, int workers)
 	}
 	if (hp > 0)
 		waitpid(hp, NULL, 0);
+	cgroups_teardown();
 	printf("perf_fuzz: done\n");
 	return bad;
 }
