@@ -44,11 +44,6 @@ static struct perf_cgroup *perf_cgroup_of(struct task_struct *task)
 	return css_perf(task_css_check(task, perf_event_cgrp_id, true));
 }
 
-static struct perf_cgroup *perf_cgroup_parent(struct perf_cgroup *cgrp)
-{
-	return css_perf(cgrp->css.parent);
-}
-
 static struct perf_cpu_context *perf_cpuctx_of(struct perf_event_context *ctx)
 {
 	return container_of(ctx, struct perf_cpu_context, ctx);
@@ -60,7 +55,7 @@ static void perf_cgroup_clocks_update(struct perf_cgroup *cgrp, int cpu,
 {
 	struct perf_cgroup_clock *c;
 
-	for (; cgrp; cgrp = perf_cgroup_parent(cgrp)) {
+	for (; cgrp; cgrp = perf_cgroup_up(cgrp)) {
 		c = per_cpu_ptr(cgrp->clock, cpu);
 		if (c->active) {
 			c->time += now - c->timestamp;
@@ -75,7 +70,7 @@ static void perf_cgroup_clocks_set(struct perf_cgroup *cgrp, int cpu,
 {
 	struct perf_cgroup_clock *c;
 
-	for (; cgrp; cgrp = perf_cgroup_parent(cgrp)) {
+	for (; cgrp; cgrp = perf_cgroup_up(cgrp)) {
 		c = per_cpu_ptr(cgrp->clock, cpu);
 		if (c->active)
 			c->time += now - c->timestamp;

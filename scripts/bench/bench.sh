@@ -82,6 +82,23 @@ done
 
 initrd=$B/initramfs-bench.cpio.gz
 stage=$(mktemp -d "$B/.initramfs-bench.XXXXXX")
+# shellcheck source=scripts/guest/bins.sh
+. "$ROOT/scripts/guest/bins.sh"
+
+# pack OUT: the staging directory as OUT, byte-identical from run to run
+# (fixed mtimes, no gzip timestamp): the guest then boots into the same
+# memory layout
+pack() {
+	(
+		cd "$stage"
+		find . -exec touch -h -d @1704067200 {} +
+		find . -print0 | LC_ALL=C sort -z |
+			cpio --null -o -H newc --owner=0:0 --quiet \
+				--renumber-inodes --ignore-devno | gzip -n -6 > "$1.tmp.$$"
+	)
+	mv "$1.tmp.$$" "$1"
+	echo "  INITRD  ${1#"$ROOT"/} ($(du -k "$1" | cut -f1) KiB)"
+}
 pids=()
 cleanup() {
 	rm -rf "$stage" "$initrd.tmp.$$"
@@ -100,15 +117,8 @@ trap cleanup EXIT
 	install -m 755 "$B/perf-bench/perf-bench" perf-bench
 	mknod -m 600 dev/console c 5 1
 	mknod -m 666 dev/null c 1 3
-	# Byte-identical image from run to run (fixed mtimes, no gzip
-	# timestamp): the guest then boots into the same memory layout.
-	find . -exec touch -h -d @1704067200 {} +
-	find . -print0 | LC_ALL=C sort -z |
-		cpio --null -o -H newc --owner=0:0 --quiet \
-			--renumber-inodes --ignore-devno | gzip -n -6 > "$initrd.tmp.$$"
 )
-mv "$initrd.tmp.$$" "$initrd"
-echo "  INITRD  ${initrd#"$ROOT"/} ($(du -k "$initrd" | cut -f1) KiB)"
+pack "$initrd"
 
 # The tool boot's initramfs: the same plus Debian's perf and tcc with
 # their shared libraries, for the user-visible overhead rows (tool_*).
@@ -118,30 +128,15 @@ want_tool=
 if [ -z "$METRICS" ] || [[ " $METRICS " == *" tool_"* ]]; then
 	want_tool=1
 fi
-copy_bin() {
-	rm -f "$2"
-	cp "$1" "$2"
-	for lib in $(ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
-		mkdir -p ".$(dirname "$lib")"
-		cp -L "$lib" ".$lib"
-	done
-}
 if [ -n "$want_tool" ]; then
 	(
 		cd "$stage"
-		perf=/usr/bin/perf
-		if [ "$(head -c 4 "$perf" | tr -d '\0')" != $'\x7fELF' ]; then
-			perf=$(ls /usr/bin/perf_[0-9]* 2>/dev/null | sort -V | tail -n 1)
+		copy_bin "$(debian_perf)" usr/bin/perf
+		if [ -x /usr/bin/tcc ]; then
+			copy_bin /usr/bin/tcc usr/bin/tcc
 		fi
-		copy_bin "$perf" usr/bin/perf
-		[ -x /usr/bin/tcc ] && copy_bin /usr/bin/tcc usr/bin/tcc
-		find . -exec touch -h -d @1704067200 {} +
-		find . -print0 | LC_ALL=C sort -z |
-			cpio --null -o -H newc --owner=0:0 --quiet \
-				--renumber-inodes --ignore-devno | gzip -n -6 > "$tool_initrd.tmp.$$"
 	)
-	mv "$tool_initrd.tmp.$$" "$tool_initrd"
-	echo "  INITRD  ${tool_initrd#"$ROOT"/} ($(du -k "$tool_initrd" | cut -f1) KiB)"
+	pack "$tool_initrd"
 fi
 
 # ---- boots -----------------------------------------------------------------

@@ -84,23 +84,10 @@ echo ptest > etc/hostname
 mknod -m 600 dev/console c 5 1
 mknod -m 666 dev/null c 1 3
 
-# Debian's perf: /usr/bin/perf may be a wrapper script for perf_<ver>.
-perf=/usr/bin/perf
-if [ "$(head -c 4 "$perf" | tr -d '\0')" != $'\x7fELF' ]; then
-	perf=$(ls /usr/bin/perf_[0-9]* 2>/dev/null | sort -V | tail -n 1)
-fi
-[ -n "$perf" ] && [ -x "$perf" ] || { echo "mkinitramfs.sh: no perf binary (make deps)" >&2; exit 1; }
-# copy_bin SRC DEST: a dynamic binary and the shared libraries it needs
-copy_bin() {
-	# never through a busybox applet link of the same name (groups,
-	# strace, ...): cp would follow it and overwrite the host's busybox
-	rm -f "$2"
-	cp "$1" "$2"
-	for lib in $(ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
-		mkdir -p ".$(dirname "$lib")"
-		cp -L "$lib" ".$lib"
-	done
-}
+# Debian's perf
+# shellcheck source=scripts/guest/bins.sh
+. "$ROOT/scripts/guest/bins.sh"
+perf=$(debian_perf) || { echo "mkinitramfs.sh: no perf binary (make deps)" >&2; exit 1; }
 copy_bin "$perf" usr/bin/perf
 
 # gdb (Debian's gdb-minimal, or gdb) for the hardware watchpoint test

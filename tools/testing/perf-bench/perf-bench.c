@@ -565,7 +565,7 @@ out:
 /* ---- the PMI ----------------------------------------------------------- */
 
 /* @n iterations of dec/jnz: 2n user instructions, no memory access */
-static void insn_loop(long n)
+void insn_loop(long n)
 {
 	asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
 }
@@ -1202,22 +1202,57 @@ static int b_uprobe_hit(const struct metric *m, long iters, double *ns)
 struct ll_reader {
 	struct sampler *sp;
 	int stopfd;
-	char *out;
-	size_t out_len;
-	uint64_t samples, lost, throttled, bytes;
+	struct rec_sink sink;
 };
+
+/**
+ * ring_drain - copy every record between a buffer's tail and head out
+ * @pg: the buffer's first page
+ * @sink: where they go (a circular @out of @out_len bytes, which stands
+ *	for perf.data), and the counts of samples, records lost, throttles
+ *	and bytes
+ *
+ * As perf record's reader does; the tail then moves to the head.
+ */
+void ring_drain(struct perf_event_mmap_page *pg, struct rec_sink *sink)
+{
+	const char *data = (const char *)pg + pg->data_offset;
+	uint64_t size = pg->data_size, tail = pg->data_tail;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+
+	while (tail < head) {
+		const struct perf_event_header *h =
+			(const void *)(data + (tail & (size - 1)));
+		uint64_t off = tail & (size - 1), first = h->size;
+		char *rec;
+
+		if (sink->pos + h->size > sink->out_len)
+			sink->pos = 0;
+		rec = sink->out + sink->pos;
+		if (off + first > size)
+			first = size - off;
+		memcpy(rec, data + off, first);
+		memcpy(rec + first, data, h->size - first);
+		if (h->type == PERF_RECORD_SAMPLE)
+			sink->samples++;
+		else if (h->type == PERF_RECORD_LOST)
+			sink->lost += ((uint64_t *)rec)[2];
+		else if (h->type == PERF_RECORD_THROTTLE)
+			sink->throttled++;
+		sink->pos += h->size;
+		sink->bytes += h->size;
+		tail += h->size;
+	}
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+}
 
 static void *ll_read(void *arg)
 {
 	struct ll_reader *rd = arg;
-	struct perf_event_mmap_page *pg = rd->sp->pg;
-	const char *data = (const char *)pg + pg->data_offset;
-	uint64_t size = pg->data_size, tail = pg->data_tail;
 	struct pollfd pfd[2] = {
 		{ .fd = rd->sp->fd, .events = POLLIN },
 		{ .fd = rd->stopfd, .events = POLLIN },
 	};
-	size_t pos = 0;
 	cpu_set_t set;
 	int stop = 0;
 
@@ -1225,36 +1260,10 @@ static void *ll_read(void *arg)
 	CPU_SET(1, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 	while (!stop) {
-		uint64_t head;
-
 		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
 			break;
 		stop = pfd[1].revents != 0;
-		head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-		while (tail < head) {
-			const struct perf_event_header *h =
-				(const void *)(data + (tail & (size - 1)));
-			uint64_t off = tail & (size - 1), first = h->size;
-			char *rec;
-
-			if (pos + h->size > rd->out_len)
-				pos = 0;
-			rec = rd->out + pos;
-			if (off + first > size)
-				first = size - off;
-			memcpy(rec, data + off, first);
-			memcpy(rec + first, data, h->size - first);
-			if (h->type == PERF_RECORD_SAMPLE)
-				rd->samples++;
-			else if (h->type == PERF_RECORD_LOST)
-				rd->lost += ((uint64_t *)rec)[2];
-			else if (h->type == PERF_RECORD_THROTTLE)
-				rd->throttled++;
-			pos += h->size;
-			rd->bytes += h->size;
-			tail += h->size;
-		}
-		__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+		ring_drain(rd->sp->pg, &rd->sink);
 	}
 	return NULL;
 }
@@ -1263,7 +1272,7 @@ static void *ll_read(void *arg)
 static int ll_run(struct sampler *sp, uint64_t period, long samples,
 		  double *ns, char *out, size_t out_len)
 {
-	struct ll_reader rd = { .sp = sp, .out = out, .out_len = out_len };
+	struct ll_reader rd = { .sp = sp, .sink = { .out = out, .out_len = out_len } };
 	uint64_t one = 1, t0;
 	pthread_t th;
 	int ret;
@@ -1289,15 +1298,15 @@ static int ll_run(struct sampler *sp, uint64_t period, long samples,
 	ioctl(sp->fd, PERF_EVENT_IOC_DISABLE, 0);
 	ret = write(rd.stopfd, &one, sizeof(one)) == sizeof(one) ? 0 : -1;
 	pthread_join(th, NULL);
-	*ns = (double)(now_ns() - t0) / (rd.samples ? rd.samples : 1);
+	*ns = (double)(now_ns() - t0) / (rd.sink.samples ? rd.sink.samples : 1);
 	close(rd.stopfd);
 	if (ret)
 		return fail("eventfd write: %s", strerror(errno));
-	if (rd.bytes <= (uint64_t)LL_PAGES * sysconf(_SC_PAGESIZE))
+	if (rd.sink.bytes <= (uint64_t)LL_PAGES * sysconf(_SC_PAGESIZE))
 		return fail("only %llu bytes of records at period %llu",
-			    (unsigned long long)rd.bytes,
+			    (unsigned long long)rd.sink.bytes,
 			    (unsigned long long)period);
-	return rd.lost || rd.throttled ? 1 : 0;
+	return rd.sink.lost || rd.sink.throttled ? 1 : 0;
 }
 
 /* Write @val to /proc/sys/kernel/@name, the old value to @old; 0 or -1 */

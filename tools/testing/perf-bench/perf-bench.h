@@ -73,6 +73,16 @@ void spin(uint64_t ns);
 int open_hw_set(int *fds, int n);
 int check_muxed(int *fds, int n);
 int sysctl_set(const char *name, long val, long *old);
+void insn_loop(long n);
+
+/* what a reader does with the records it drains (ring_drain()) */
+struct rec_sink {
+	char *out;
+	size_t out_len, pos;
+	uint64_t samples, lost, throttled, bytes;
+};
+
+void ring_drain(struct perf_event_mmap_page *pg, struct rec_sink *sink);
 
 int b_null_syscall(const struct metric *m, long iters, double *ns);
 int b_open_close(const struct metric *m, long iters, double *ns);

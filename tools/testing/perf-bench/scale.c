@@ -388,49 +388,14 @@ struct sr_run {
 	struct sr_cpu *cpu;
 	int ncpu, stopfd;
 	uint64_t period;
-	char *out;
-	size_t out_len;
-	uint64_t samples, lost, throttled;
+	struct rec_sink sink;
 };
-
-/* drain one CPU's buffer as perf record does: every record copied out */
-static void sr_drain(struct sr_run *rn, struct sr_cpu *c, size_t *pos)
-{
-	const char *data = (const char *)c->pg + c->pg->data_offset;
-	uint64_t size = c->pg->data_size, tail = c->pg->data_tail;
-	uint64_t head = __atomic_load_n(&c->pg->data_head, __ATOMIC_ACQUIRE);
-
-	while (tail < head) {
-		const struct perf_event_header *h =
-			(const void *)(data + (tail & (size - 1)));
-		uint64_t off = tail & (size - 1), first = h->size;
-		char *rec;
-
-		if (*pos + h->size > rn->out_len)
-			*pos = 0;
-		rec = rn->out + *pos;
-		if (off + first > size)
-			first = size - off;
-		memcpy(rec, data + off, first);
-		memcpy(rec + first, data, h->size - first);
-		if (h->type == PERF_RECORD_SAMPLE)
-			rn->samples++;
-		else if (h->type == PERF_RECORD_LOST)
-			rn->lost += ((uint64_t *)rec)[2];
-		else if (h->type == PERF_RECORD_THROTTLE)
-			rn->throttled++;
-		*pos += h->size;
-		tail += h->size;
-	}
-	__atomic_store_n(&c->pg->data_tail, tail, __ATOMIC_RELEASE);
-}
 
 /* perf record's one reader: poll() on every CPU's buffer, any CPU */
 static void *sr_reader(void *arg)
 {
 	struct sr_run *rn = arg;
 	struct pollfd pfd[9];
-	size_t pos = 0;
 	cpu_set_t set;
 	int stop = 0, i;
 
@@ -446,7 +411,7 @@ static void *sr_reader(void *arg)
 			break;
 		stop = pfd[rn->ncpu].revents != 0;
 		for (i = 0; i < rn->ncpu; i++)
-			sr_drain(rn, &rn->cpu[i], &pos);
+			ring_drain(rn->cpu[i].pg, &rn->sink);
 	}
 	return NULL;
 }
@@ -460,12 +425,11 @@ static void *sr_work(void *arg)
 {
 	struct sr_worker *w = arg;
 	cpu_set_t set;
-	long n = w->loops;
 
 	CPU_ZERO(&set);
 	CPU_SET(w->cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
-	asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+	insn_loop(w->loops);
 	return NULL;
 }
 
@@ -477,7 +441,7 @@ static int sr_run_once(struct sr_run *rn, double *ns)
 	uint64_t one = 1, t0;
 	int i, ret = 0;
 
-	rn->samples = rn->lost = rn->throttled = 0;
+	rn->sink.samples = rn->sink.lost = rn->sink.throttled = 0;
 	for (i = 0; i < rn->ncpu; i++)
 		if (ioctl(rn->cpu[i].fd, PERF_EVENT_IOC_PERIOD, &rn->period))
 			return fail("PERF_EVENT_IOC_PERIOD: %s", strerror(errno));
@@ -508,14 +472,14 @@ static int sr_run_once(struct sr_run *rn, double *ns)
 	pthread_join(rd, NULL);
 	close(rn->stopfd);
 	*ns = (double)(now_ns() - t0) /
-	      ((double)(rn->samples ? rn->samples : 1) / rn->ncpu);
+	      ((double)(rn->sink.samples ? rn->sink.samples : 1) / rn->ncpu);
 	if (ret)
 		return ret;
-	if (rn->samples < (uint64_t)SR_SAMPLES * rn->ncpu / 2)
+	if (rn->sink.samples < (uint64_t)SR_SAMPLES * rn->ncpu / 2)
 		return fail("%llu samples at period %llu on %d CPUs",
-			    (unsigned long long)rn->samples,
+			    (unsigned long long)rn->sink.samples,
 			    (unsigned long long)rn->period, rn->ncpu);
-	return rn->lost || rn->throttled ? 1 : 0;
+	return rn->sink.lost || rn->sink.throttled ? 1 : 0;
 }
 
 /*
@@ -540,9 +504,9 @@ int b_syswide_record(const struct metric *m, long iters, double *ns)
 	(void)iters;
 	if (ncpu < 1 || ncpu > 8)
 		return fail("%d CPUs: 1 to 8 supported", ncpu);
-	rn.out_len = 4 << 20;
-	rn.out = malloc(rn.out_len);
-	if (!rn.out)
+	rn.sink.out_len = 4 << 20;
+	rn.sink.out = malloc(rn.sink.out_len);
+	if (!rn.sink.out)
 		return fail("out of memory");
 	if (sysctl_set("perf_event_max_sample_rate", 100000000, &old_rate))
 		goto out_free;
@@ -610,6 +574,6 @@ out:
 out_rate:
 	sysctl_set("perf_event_max_sample_rate", old_rate, &was);
 out_free:
-	free(rn.out);
+	free(rn.sink.out);
 	return ret;
 }

@@ -13,10 +13,9 @@
  */
 #include "perf_test.h"
 #include <dirent.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 
-#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_ROOT		PT_CGROUP_ROOT
 #define CG_A		CG_ROOT "/ptA"
 #define CG_B		CG_ROOT "/ptB"
 #define CG_A1		CG_A "/ptA1"
@@ -34,32 +33,6 @@
 #ifndef PERF_RECORD_CGROUP
 #define PERF_RECORD_CGROUP	19
 #endif
-
-/*
- * cgroup v2 at /sys/fs/cgroup, with a controller enabled at the root as
- * systemd does: the implicit perf_event controller reaches the child
- * cgroups only once the root's subtree has been configured.
- */
-static int cg_mount(void)
-{
-	struct stat st;
-
-	if (stat(CG_ROOT "/cgroup.procs", &st)) {
-		mkdir(CG_ROOT, 0755);
-		if (mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))
-			return -1;
-	}
-	return pt_write_file(CG_ROOT "/cgroup.subtree_control", "+pids");
-}
-
-static int cg_enter(const char *cg)
-{
-	char path[128], pid[32];
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
-	snprintf(pid, sizeof(pid), "%d\n", getpid());
-	return pt_write_file(path, pid);
-}
 
 static int cg_open(const char *cg)
 {
@@ -114,15 +87,15 @@ static pid_t cg_child(int cpu, const char *a, int na, const char *b, int nb)
 	pb = nb ? pt_map_pages(nb) : NULL;
 	if (!pa || (nb && !pb))
 		_exit(11);
-	if (cg_enter(a))
+	if (pt_cgroup_enter(a))
 		_exit(12);
 	pt_touch(pa, na);
 	if (b) {
-		if (cg_enter(b))
+		if (pt_cgroup_enter(b))
 			_exit(13);
 		pt_touch(pb, nb);
 	}
-	if (cg_enter(CG_ROOT))
+	if (pt_cgroup_enter(CG_ROOT))
 		_exit(14);
 	_exit(0);
 }
@@ -136,7 +109,7 @@ FIXTURE_SETUP(cg)
 {
 	if (geteuid())
 		SKIP(return, "cgroups need root");
-	ASSERT_EQ(0, cg_mount()) TH_LOG("mount cgroup2: %s", strerror(errno));
+	ASSERT_EQ(0, pt_cgroup_mount()) TH_LOG("mount cgroup2: %s", strerror(errno));
 	mkdir(CG_A, 0755);
 	mkdir(CG_B, 0755);
 	mkdir(CG_A1, 0755);
@@ -266,11 +239,11 @@ TEST_F(cg, time_enabled_is_the_cgroups_time)
 	ASSERT_LE(0, fd);
 	pid = fork();
 	if (!pid) {
-		if (pt_pin_cpu(0, self->cpu) || cg_enter(CG_A))
+		if (pt_pin_cpu(0, self->cpu) || pt_cgroup_enter(CG_A))
 			_exit(1);
 		pt_spin_ns(30000000);
 		pt_sleep_ns(300000000);
-		cg_enter(CG_ROOT);
+		pt_cgroup_enter(CG_ROOT);
 		_exit(0);
 	}
 	ASSERT_EQ(0, pt_wait_exit(pid));
@@ -344,7 +317,7 @@ TEST_F(cg, sample_cgroup_is_the_tasks_cgroup_id)
 
 	ASSERT_NE(0, id);
 	ASSERT_EQ(0, pt_pin_cpu(0, self->cpu));
-	ASSERT_EQ(0, cg_enter(CG_A));
+	ASSERT_EQ(0, pt_cgroup_enter(CG_A));
 	pt_attr_sample(&attr, PERF_COUNT_SW_PAGE_FAULTS, 1,
 		       PERF_SAMPLE_IP | PERF_SAMPLE_CGROUP);
 	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -353,7 +326,7 @@ TEST_F(cg, sample_cgroup_is_the_tasks_cgroup_id)
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	pt_fault_pages(10);
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	cg_enter(CG_ROOT);
+	pt_cgroup_enter(CG_ROOT);
 	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
 	pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
 		ASSERT_EQ(h->size - sizeof(*h), pt_sample_parse(&attr, h, &s));
@@ -425,7 +398,7 @@ static pid_t sb_child(int cpu, const char *cg, const char *name,
 
 	if (pid)
 		return pid;
-	if (pt_pin_cpu(0, cpu) || cg_enter(cg))
+	if (pt_pin_cpu(0, cpu) || pt_cgroup_enter(cg))
 		_exit(10);
 	if (prctl(PR_SET_NAME, name, 0, 0, 0))
 		_exit(11);
@@ -643,16 +616,16 @@ static void ping_pong(int cpu, const char *cga, const char *cgb, int n,
 		return;
 	pid = fork();
 	if (!pid) {
-		if (pt_pin_cpu(0, cpu) || cg_enter(cgb))
+		if (pt_pin_cpu(0, cpu) || pt_cgroup_enter(cgb))
 			_exit(1);
 		for (i = 0; i < n; i++)
 			if (read(p1[0], &c, 1) != 1 || write(p2[1], &c, 1) != 1)
 				_exit(2);
-		cg_enter(CG_ROOT);
+		pt_cgroup_enter(CG_ROOT);
 		_exit(0);
 	}
 	pt_pin_cpu(0, cpu);
-	cg_enter(cga);
+	pt_cgroup_enter(cga);
 	fcg = switch_counter(PT_SW_CGROUP_SWITCHES);
 	fcs = switch_counter(PERF_COUNT_SW_CONTEXT_SWITCHES);
 	/*
@@ -671,7 +644,7 @@ static void ping_pong(int cpu, const char *cga, const char *cgb, int n,
 	*ctxsw = pt_read1(fcs);
 	close(fcg);
 	close(fcs);
-	cg_enter(CG_ROOT);
+	pt_cgroup_enter(CG_ROOT);
 	pt_wait_exit(pid);
 	close(p1[0]);
 	close(p1[1]);
@@ -753,7 +726,7 @@ TEST_F_TIMEOUT(cg, perf_record_all_cgroups_names_them, PERF_TOOL_TMO)
 
 	pid = fork();
 	if (!pid) {
-		if (cg_enter(CG_A))
+		if (pt_cgroup_enter(CG_A))
 			_exit(1);
 		for (;;)
 			pt_spin_ns(1000000);

@@ -32,8 +32,6 @@
 #include <dirent.h>
 #include <linux/hw_breakpoint.h>
 #include <signal.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 
 static __u64 rng_state;
@@ -582,7 +580,7 @@ static __u64 nr_ops, nr_opened, nr_cgroup_opened;
  * so that a switch leaves and enters chains of ancestors); their fds
  * are opened before the workers fork
  */
-#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_ROOT		PT_CGROUP_ROOT
 static const char *const cg_dirs[] = {
 	CG_ROOT "/pf0", CG_ROOT "/pf0/pf1", CG_ROOT "/pf0/pf2", CG_ROOT "/pf3",
 };
@@ -593,12 +591,8 @@ static void cgroups_setup(void)
 {
 	unsigned int i;
 
-	if (geteuid() ||
-	    (access(CG_ROOT "/cgroup.procs", F_OK) &&
-	     mount("none", CG_ROOT, "cgroup2", 0, NULL)))
+	if (geteuid() || pt_cgroup_mount())
 		return;
-	/* as systemd does: the implicit perf_event controller then reaches new cgroups */
-	pt_write_file(CG_ROOT "/cgroup.subtree_control", "+pids");
 	for (i = 0; i < NR_CG; i++) {
 		mkdir(cg_dirs[i], 0755);
 		cg_fds[i] = open(cg_dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -620,15 +614,11 @@ static void cgroups_teardown(void)
 /* a root worker moves itself to one of the cgroups, or back to the root */
 static void op_cgroup_move(void)
 {
-	char path[64], pid[16];
 	unsigned int i = rn(NR_CG + 1);
 
 	if (geteuid() || cg_fds[0] < 0)
 		return;
-	snprintf(path, sizeof(path), "%s/cgroup.procs",
-		 i < NR_CG ? cg_dirs[i] : CG_ROOT);
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	pt_write_file(path, pid);
+	pt_cgroup_enter(i < NR_CG ? cg_dirs[i] : CG_ROOT);
 }
 
 static int pick_fd(void)

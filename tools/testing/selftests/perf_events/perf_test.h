@@ -27,7 +27,9 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
@@ -195,6 +197,35 @@ static inline int pt_write_int_file(const char *path, long long val)
 
 	snprintf(buf, sizeof(buf), "%lld\n", val);
 	return pt_write_file(path, buf);
+}
+
+#define PT_CGROUP_ROOT	"/sys/fs/cgroup"
+
+/*
+ * cgroup v2 at PT_CGROUP_ROOT, with a controller enabled at the root as
+ * systemd does: the implicit perf_event controller reaches the child
+ * cgroups only once the root's subtree has been configured. 0 or -1.
+ */
+static inline int pt_cgroup_mount(void)
+{
+	struct stat st;
+
+	if (stat(PT_CGROUP_ROOT "/cgroup.procs", &st)) {
+		mkdir(PT_CGROUP_ROOT, 0755);
+		if (mount("cgroup2", PT_CGROUP_ROOT, "cgroup2", 0, NULL))
+			return -1;
+	}
+	return pt_write_file(PT_CGROUP_ROOT "/cgroup.subtree_control", "+pids");
+}
+
+/* Move the calling process into the cgroup directory @cg; 0 or -errno. */
+static inline int pt_cgroup_enter(const char *cg)
+{
+	char path[128], pid[32];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	snprintf(pid, sizeof(pid), "%d\n", getpid());
+	return pt_write_file(path, pid);
 }
 
 #define PT_PARANOID "/proc/sys/kernel/perf_event_paranoid"
