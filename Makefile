@@ -403,3 +403,4 @@ distclean: clean
 	rm -rf $(B)/linux $(B)/linux-stock $(B)/linux.tmp.* $(B)/linux-stock.tmp.* \
 		$(B)/pmu-qemu
 include $(ROOT)/bench.mk
+include $(ROOT)/arm64.mk

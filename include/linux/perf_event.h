@@ -122,6 +122,15 @@ typedef void (*perf_overflow_handler_t)(struct perf_event *,
 /* the core's own: cpu-clock or task-clock (perf_swclock_read_at()) */
 #define PERF_EV_CAP_SWCLOCK		BIT(7)
 
+/*
+ * hw_perf_event.flags: the low 20 bits are the PMU driver's own (arm_pmu.h
+ * asserts its ARMPMU_EVT_* bits lie inside); bit 31 says the driver lets
+ * the task read the counter from user space (arm_pmuv3.c sets it, arm64's
+ * arch_perf_update_userpage() reports it in the control page).
+ */
+#define PERF_EVENT_FLAG_ARCH		0x000fffff
+#define PERF_EVENT_FLAG_USER_READ_CNT	0x80000000
+
 /**
  * struct hw_perf_event - the per-event state a PMU driver keeps
  *
@@ -139,7 +148,6 @@ struct hw_perf_event {
 			int		event_base_rdpmc;
 			int		idx;
 			int		last_cpu;
-			int		flags;
 			u64		extra_reg_config;
 			u64		branch_reg_config;
 			/*
@@ -161,6 +169,11 @@ struct hw_perf_event {
 		};
 #endif
 	};
+	/*
+	 * PERF_EVENT_FLAG_*: outside the union, so that the core may test
+	 * every event's for PERF_EVENT_FLAG_USER_READ_CNT
+	 */
+	int				flags;
 	/* the task a per-task event monitors, NULL for per-CPU events */
 	struct task_struct		*target;
 	void				*addr_filters;
@@ -293,7 +306,8 @@ struct pmu {
 	void (*sched_task)(struct perf_event_context *ctx, bool sched_in);
 	size_t				task_ctx_size;
 	int  (*check_period)(struct perf_event *event, u64 value);
-	int  (*filter)(struct pmu *pmu, int cpu);
+	/* true: this PMU's events do not count on @cpu (another core type) */
+	bool (*filter)(struct pmu *pmu, int cpu);
 
 	/*
 	 * The AUX area (kernel/events/aux.c), for PMUs that write a stream
@@ -484,6 +498,118 @@ struct perf_event {
 	u64				bpf_cookie;
 #endif /* CONFIG_PERF_EVENTS */
 };
+
+#ifdef CONFIG_PERF_EVENTS
+/**
+ * is_default_overflow_handler - do @event's overflows go to its ring buffer?
+ * @event: the event
+ *
+ * True unless an in-kernel user installed its own handler (ptrace, kgdb,
+ * the watchdog); arm64's breakpoint code then steps over a hit itself.
+ */
+static inline bool is_default_overflow_handler(struct perf_event *event)
+{
+	return !event->overflow_handler;
+}
+
+/*
+ * struct perf_event_context - a set of events scheduled together
+ *
+ * A task has at most one (task->perf_event_ctxp), holding every event
+ * that follows the task; each CPU has one for the events that count the
+ * CPU. A context is "active" while its events may be on the PMUs of
+ * active_cpu: a CPU context while its CPU is online, a task context while
+ * the task runs.
+ *
+ * The core's own state, which only kernel/events changes; it is here,
+ * not in kernel/events/layer/object.h, because 6.12's PMU drivers read
+ * nr_user through perf_cpu_task_ctx().
+ */
+struct perf_event_context {
+	raw_spinlock_t			lock;
+	struct mutex			mutex;
+	/* every event, leaders and siblings */
+	struct list_head		event_list;
+	/* group leaders, by scheduling class */
+	struct list_head		pinned_groups;
+	struct list_head		flexible_groups;
+	int				nr_events;
+	/*
+	 * events whose driver lets the task read their counter from user
+	 * space (PERF_EVENT_FLAG_USER_READ_CNT): arm_pmuv3.c opens EL0
+	 * access only while the context switched in has some
+	 */
+	int				nr_user;
+	/* tracepoint events bound to a CPU, which perf_tp_task_hit() seeks */
+	int				nr_cpu_tp;
+	int				nr_active;
+	/* active events on hardware PMUs, for exclusive groups */
+	int				nr_active_hw;
+	bool				is_active;
+	/*
+	 * A flexible group did not fit: rotate once rotate_ms (the shortest
+	 * perf_event_mux_interval_ms of the PMUs that refused a group since
+	 * the context was scheduled in or rotated) have passed since
+	 * last_rotation (jiffies), which follows the tick while no rotation
+	 * is needed.
+	 */
+	bool				rotate_necessary;
+	int				rotate_ms;
+	unsigned long			last_rotation;
+	/* fork is walking the group lists: keep their order */
+	bool				rotate_disable;
+	/* the exclusive group on the PMUs, which nothing else may join */
+	struct perf_event		*exclusive_leader;
+	/* the task has gone: no more events may be installed */
+	bool				dead;
+	int				active_cpu;
+	/*
+	 * NULL for a CPU context. The task the context counts for now,
+	 * which a switch between equivalent contexts changes (swap.c):
+	 * home is the task it was created for, clone_id (0: none) what
+	 * makes two contexts equivalent; a parked context is not swapped
+	 * while perf_ctx_unswap() moves it, and a frozen one is not
+	 * switched in either.
+	 */
+	struct task_struct		*task;
+	struct task_struct		*home;
+	u64				clone_id;
+	bool				parked;
+	bool				frozen;
+	/*
+	 * Dozing (sched.c): the task was switched out with its events left
+	 * on, because all nr_events of them are dozy (clocks that only
+	 * count): the context's clock stopped at timestamp and the next
+	 * switch in restarts it, with no event touched. Anything else that
+	 * takes ctx->lock settles a dozing context first, so that the rest
+	 * of the core never sees it.
+	 */
+	bool				dozing;
+	int				nr_dozy;
+	/* the CPU of a CPU context, -1 for a task context */
+	int				cpu;
+	/*
+	 * Events whose PMU's sched_task() runs at each switch of the task
+	 * (PERF_ATTACH_SCHED_CB), that PMU, and its task_ctx_size bytes
+	 */
+	int				nr_sched_cb;
+	struct pmu			*sched_cb_pmu;
+	void				*task_data;
+	/* time the context was active, in ns, and when that was updated */
+	u64				time;
+	u64				timestamp;
+	refcount_t			refcount;
+	struct rcu_head			rcu_head;
+};
+
+/**
+ * perf_cpu_task_ctx - the task context switched in on this CPU
+ *
+ * For a PMU driver's pmu_enable path, with interrupts off. Return: the
+ * context, or NULL while no task with events runs here.
+ */
+struct perf_event_context *perf_cpu_task_ctx(void);
+#endif /* CONFIG_PERF_EVENTS */
 
 /**
  * struct perf_sample_data - what one overflow reports

@@ -256,7 +256,8 @@ bool perf_event_bpf_overflow(struct perf_event *event,
 			     struct pt_regs *regs)
 {
 	struct bpf_perf_event_data_kern ctx = {
-		.regs	= regs,
+		/* arm64's user_pt_regs begins its pt_regs */
+		.regs	= (bpf_user_pt_regs_t *)regs,
 		.data	= data,
 		.event	= event,
 	};

@@ -272,6 +272,8 @@ static void perf_ctx_list_del(struct perf_event_context *ctx,
 {
 	list_del_init(&event->event_entry);
 	ctx->nr_events--;
+	if (event->hw.flags & PERF_EVENT_FLAG_USER_READ_CNT)
+		ctx->nr_user--;
 	if (perf_event_dozy(event))
 		ctx->nr_dozy--;
 	if (event->attach_state & PERF_ATTACH_SCHED_CB)
@@ -328,6 +330,12 @@ void *perf_ctx_task_data(struct perf_event_context *ctx)
 	return ctx->task_data;
 }
 
+struct perf_event_context *perf_cpu_task_ctx(void)
+{
+	lockdep_assert_irqs_disabled();
+	return this_cpu_ptr(&perf_cpu_context)->task_ctx;
+}
+
 /* Link an event into a context's lists. ctx->lock held. */
 void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 			       struct perf_event *event)
@@ -344,6 +352,8 @@ void perf_ctx_add_event_locked(struct perf_event_context *ctx,
 	}
 	list_add_tail(&event->event_entry, &ctx->event_list);
 	ctx->nr_events++;
+	if (event->hw.flags & PERF_EVENT_FLAG_USER_READ_CNT)
+		ctx->nr_user++;
 	if (perf_event_dozy(event))
 		ctx->nr_dozy++;
 	if (event->attach_state & PERF_ATTACH_SCHED_CB) {

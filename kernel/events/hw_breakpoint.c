@@ -9,19 +9,22 @@
  * the #DB die notifier registered here, reports each hit with
  * perf_bp_event().
  *
- * Slots. A CPU has HBP_NUM debug registers. They are shared by the
- * breakpoints bound to that CPU and by the breakpoints of whichever task
- * runs there, so a breakpoint is only accepted (at event_init, long before
- * it is scheduled) if, on every CPU it could ever be on,
+ * Slots. A CPU has hw_breakpoint_slots(type) debug registers of each
+ * type: one pool for data and instruction breakpoints where the arch
+ * selects HAVE_MIXED_BREAKPOINTS_REGS (x86: TYPE_INST == TYPE_DATA), two
+ * pools elsewhere (arm64: breakpoint and watchpoint registers). A pool's
+ * registers are shared by the breakpoints bound to that CPU and by the
+ * breakpoints of whichever task runs there, so a breakpoint is only
+ * accepted (at event_init, long before it is scheduled) if, on every CPU
+ * it could ever be on,
  *
- *	cpu-bound slots + the most slots any one task needs there <= HBP_NUM
+ *	cpu-bound slots + the most slots any one task needs there <= slots
  *
  * still holds with it added. Then pmu->add can never run out of registers,
  * whatever the scheduler does: one task context and the CPU context are
  * live on a CPU at a time. Slots are held from event_init to destroy,
  * disabled or not (ptrace keeps disabled breakpoints for unused DRn), and
- * an inherited copy holds slots in its own task. x86 has one pool for
- * data and instruction breakpoints (TYPE_INST == TYPE_DATA).
+ * an inherited copy holds slots in its own task.
  *
  * The books (bp_cpu_slots[], bp_tasks) are kept under bp_slots_mutex;
  * event_init and destroy run in process context. Nothing else is taken
@@ -44,20 +47,23 @@
  * struct bp_task_slots - the breakpoint slots one task holds
  * @node: in bp_tasks, hashed by @task
  * @task: the task (each of its events holds a reference on it)
- * @any: slots of its breakpoints that follow it to any CPU
- * @on_cpu: slots of its breakpoints bound to one CPU (nr_cpu_ids entries)
+ * @any: slots of its breakpoints that follow it to any CPU, per type
+ * @on_cpu: slots of its breakpoints bound to one CPU, per CPU and type
+ *	(nr_cpu_ids * TYPE_MAX entries, see bp_idx())
  */
 struct bp_task_slots {
 	struct hlist_node	node;
 	struct task_struct	*task;
-	int			any;
+	int			any[TYPE_MAX];
 	int			on_cpu[];
 };
 
 static DEFINE_MUTEX(bp_slots_mutex);
 static DEFINE_HASHTABLE(bp_tasks, 6);
-/* slots of CPU-bound (task-less) breakpoints, per CPU */
+/* slots of CPU-bound (task-less) breakpoints, per CPU and type */
 static int *bp_cpu_slots;
+/* the registers of each type a CPU has */
+static int bp_slots_max[TYPE_MAX];
 /* every slot held, for hw_breakpoint_is_used() */
 static int bp_slots_used;
 
@@ -71,45 +77,61 @@ static struct bp_task_slots *bp_task_find(struct task_struct *task)
 	return NULL;
 }
 
-static int bp_task_need(struct bp_task_slots *ts, int cpu)
+/* The pool of registers a breakpoint of @bp_type (HW_BREAKPOINT_*) takes. */
+static int bp_pool(u32 bp_type)
 {
-	return ts->any + ts->on_cpu[cpu];
+	return bp_type & HW_BREAKPOINT_X ? TYPE_INST : TYPE_DATA;
 }
 
-/* The most slots any task but @skip needs on @cpu. */
-static int bp_tasks_max(int cpu, struct bp_task_slots *skip)
+static int bp_idx(int cpu, int type)
+{
+	return cpu * TYPE_MAX + type;
+}
+
+static int bp_task_need(struct bp_task_slots *ts, int cpu, int type)
+{
+	return ts->any[type] + ts->on_cpu[bp_idx(cpu, type)];
+}
+
+/* The most slots of @type any task but @skip needs on @cpu. */
+static int bp_tasks_max(int cpu, int type, struct bp_task_slots *skip)
 {
 	struct bp_task_slots *ts;
 	int bkt, max = 0;
 
 	hash_for_each(bp_tasks, bkt, ts, node) {
 		if (ts != skip)
-			max = max(max, bp_task_need(ts, cpu));
+			max = max(max, bp_task_need(ts, cpu, type));
 	}
 	return max;
 }
 
-/* Would one more breakpoint of @task (or of no task) on @cpu fit there? */
-static bool bp_fits_on(int cpu, struct task_struct *task,
+/*
+ * Would one more breakpoint of @type, of @task (or of no task), on @cpu
+ * fit there?
+ */
+static bool bp_fits_on(int cpu, int type, struct task_struct *task,
 		       struct bp_task_slots *ts)
 {
-	int own = ts ? bp_task_need(ts, cpu) : 0;
+	int own = ts ? bp_task_need(ts, cpu, type) : 0;
 	int tasks;
 
 	if (!task)
-		tasks = bp_tasks_max(cpu, NULL) + 1;
+		tasks = bp_tasks_max(cpu, type, NULL) + 1;
 	else
-		tasks = max(bp_tasks_max(cpu, ts), own + 1);
-	return bp_cpu_slots[cpu] + tasks <= HBP_NUM;
+		tasks = max(bp_tasks_max(cpu, type, ts), own + 1);
+	return bp_cpu_slots[bp_idx(cpu, type)] + tasks <= bp_slots_max[type];
 }
 
 /*
- * Account (@delta 1) or give back (-1) the slot of @bp. bp_slots_mutex
- * held, or (kgdb) every other CPU stopped with it free.
+ * Account (@delta 1) or give back (-1) a slot of the pool of @bp_type for
+ * @bp. bp_slots_mutex held, or (kgdb) every other CPU stopped with it free.
  */
-static int bp_account(struct perf_event *bp, int delta, bool check)
+static int bp_account_type(struct perf_event *bp, u32 bp_type, int delta,
+			   bool check)
 {
 	struct task_struct *task = bp->hw.target;
+	int type = bp_pool(bp_type);
 	struct bp_task_slots *ts = NULL;
 	int cpu;
 
@@ -118,18 +140,18 @@ static int bp_account(struct perf_event *bp, int delta, bool check)
 
 	if (delta > 0 && check) {
 		if (bp->cpu >= 0) {
-			if (!bp_fits_on(bp->cpu, task, ts))
+			if (!bp_fits_on(bp->cpu, type, task, ts))
 				return -ENOSPC;
 		} else {
 			for_each_possible_cpu(cpu) {
-				if (!bp_fits_on(cpu, task, ts))
+				if (!bp_fits_on(cpu, type, task, ts))
 					return -ENOSPC;
 			}
 		}
 	}
 
 	if (!task) {
-		bp_cpu_slots[bp->cpu] += delta;
+		bp_cpu_slots[bp_idx(bp->cpu, type)] += delta;
 		bp_slots_used += delta;
 		return 0;
 	}
@@ -137,24 +159,71 @@ static int bp_account(struct perf_event *bp, int delta, bool check)
 	if (!ts) {
 		if (WARN_ON_ONCE(delta < 0))
 			return -EINVAL;
-		ts = kzalloc(struct_size(ts, on_cpu, nr_cpu_ids), GFP_KERNEL);
+		ts = kzalloc(struct_size(ts, on_cpu, nr_cpu_ids * TYPE_MAX),
+			     GFP_KERNEL);
 		if (!ts)
 			return -ENOMEM;
 		ts->task = task;
 		hash_add(bp_tasks, &ts->node, (unsigned long)task);
 	}
 	if (bp->cpu >= 0)
-		ts->on_cpu[bp->cpu] += delta;
+		ts->on_cpu[bp_idx(bp->cpu, type)] += delta;
 	else
-		ts->any += delta;
+		ts->any[type] += delta;
 	bp_slots_used += delta;
 
-	if (delta < 0 && !ts->any && !memchr_inv(ts->on_cpu, 0,
-					sizeof(int) * nr_cpu_ids)) {
+	if (delta < 0 && !memchr_inv(ts->any, 0, sizeof(ts->any)) &&
+	    !memchr_inv(ts->on_cpu, 0, sizeof(int) * nr_cpu_ids * TYPE_MAX)) {
 		hash_del(&ts->node);
 		kfree(ts);
 	}
 	return 0;
+}
+
+static int bp_account(struct perf_event *bp, int delta, bool check)
+{
+	return bp_account_type(bp, bp->attr.bp_type, delta, check);
+}
+
+/*
+ * Move the slots of @bp and of its inherited copies to the pool of
+ * @bp_type before a modification changes their type (arm64: from a
+ * breakpoint to a watchpoint register). All or none: -ENOSPC when one of
+ * them does not fit. Nothing to do where the arch has one pool.
+ */
+static int bp_move_pool(struct perf_event *bp, u32 bp_type)
+{
+	struct perf_event *child, *undo;
+	int err;
+
+	if (bp_pool(bp_type) == bp_pool(bp->attr.bp_type))
+		return 0;
+
+	mutex_lock(&bp->child_mutex);
+	mutex_lock(&bp_slots_mutex);
+	err = bp_account_type(bp, bp_type, 1, true);
+	if (err)
+		goto out;
+	list_for_each_entry(child, &bp->child_list, child_entry) {
+		err = bp_account_type(child, bp_type, 1, true);
+		if (!err)
+			continue;
+		list_for_each_entry(undo, &bp->child_list, child_entry) {
+			if (undo == child)
+				break;
+			bp_account_type(undo, bp_type, -1, false);
+		}
+		bp_account_type(bp, bp_type, -1, false);
+		goto out;
+	}
+	/* __bp_modify() changes each one's attr.bp_type next */
+	bp_account(bp, -1, false);
+	list_for_each_entry(child, &bp->child_list, child_entry)
+		bp_account(child, -1, false);
+out:
+	mutex_unlock(&bp_slots_mutex);
+	mutex_unlock(&bp->child_mutex);
+	return err;
 }
 
 /**
@@ -162,7 +231,7 @@ static int bp_account(struct perf_event *bp, int delta, bool check)
  * @bp: the breakpoint event
  *
  * Fails with -ENOSPC when some CPU @bp could be on would then need more
- * than HBP_NUM registers. Process context.
+ * registers of its type than it has. Process context.
  */
 int reserve_bp_slot(struct perf_event *bp)
 {
@@ -420,6 +489,9 @@ int modify_user_hw_breakpoint_check(struct perf_event *bp,
 	err = bp_parse(bp, attr, &m.hw);
 	if (err)
 		return err;
+	err = bp_move_pool(bp, attr->bp_type);
+	if (err)
+		return err;
 
 	ctx = bp->ctx;
 	mutex_lock(&ctx->mutex);
@@ -583,9 +655,12 @@ static struct notifier_block bp_exceptions_nb = {
  */
 int __init perf_breakpoint_init(void)
 {
-	int err;
+	int err, type;
 
-	bp_cpu_slots = kcalloc(nr_cpu_ids, sizeof(*bp_cpu_slots), GFP_KERNEL);
+	for (type = 0; type < TYPE_MAX; type++)
+		bp_slots_max[type] = hw_breakpoint_slots(type);
+	bp_cpu_slots = kcalloc(nr_cpu_ids * TYPE_MAX, sizeof(*bp_cpu_slots),
+			       GFP_KERNEL);
 	if (!bp_cpu_slots)
 		return -ENOMEM;
 	err = perf_pmu_register(&perf_ops_bp, "breakpoint",

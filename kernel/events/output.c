@@ -563,13 +563,21 @@ static u64 perf_virt_to_phys(u64 addr)
 	return phys;
 }
 
-/* The size of the page (or huge page) that maps @addr, 0 if unmapped. */
+/*
+ * The size of the page (or huge page) that maps @addr, 0 if unmapped. A
+ * lockless walk with interrupts off, which keeps the page tables from
+ * being freed under it (an IPI, or RCU where the arch frees them so); the
+ * *_leaf_size() helpers know an arch's contiguous runs (arm64).
+ */
 static u64 perf_page_size(u64 addr)
 {
 	struct mm_struct *mm;
 	unsigned long flags;
-	unsigned int level;
-	pte_t *pte;
+	pgd_t *pgdp, pgd;
+	p4d_t *p4dp, p4d;
+	pud_t *pudp, pud;
+	pmd_t *pmdp, pmd;
+	pte_t *ptep, pte;
 	u64 size = 0;
 
 	if (!addr)
@@ -578,41 +586,42 @@ static u64 perf_page_size(u64 addr)
 	if (!mm)
 		return 0;
 	local_irq_save(flags);
-	if (addr >= TASK_SIZE) {
-		pte = lookup_address(addr, &level);
-		if (pte && pte_present(*pte))
-			size = page_level_size(level);
-	} else {
-		pgd_t *pgd = pgd_offset(mm, addr);
-		p4d_t *p4d;
-		pud_t *pud;
-		pmd_t *pmd;
-		pte_t *ptep, pteval;
-
-		if (pgd_none(*pgd))
-			goto out;
-		p4d = p4d_offset(pgd, addr);
-		if (p4d_none(*p4d))
-			goto out;
-		pud = pud_offset(p4d, addr);
-		if (pud_none(*pud))
-			goto out;
-		if (pud_leaf(*pud)) {
-			size = PUD_SIZE;
-			goto out;
-		}
-		pmd = pmd_offset(pud, addr);
-		if (pmd_none(*pmd))
-			goto out;
-		if (pmd_leaf(*pmd)) {
-			size = PMD_SIZE;
-			goto out;
-		}
-		ptep = pte_offset_kernel(pmd, addr);
-		pteval = ptep_get(ptep);
-		if (pte_present(pteval))
-			size = PAGE_SIZE;
+	pgdp = pgd_offset(mm, addr);
+	pgd = pgdp_get(pgdp);
+	if (pgd_none(pgd))
+		goto out;
+	if (pgd_leaf(pgd)) {
+		size = pgd_leaf_size(pgd);
+		goto out;
 	}
+	p4dp = p4d_offset(pgdp, addr);
+	p4d = p4dp_get(p4dp);
+	if (!p4d_present(p4d))
+		goto out;
+	if (p4d_leaf(p4d)) {
+		size = p4d_leaf_size(p4d);
+		goto out;
+	}
+	pudp = pud_offset_lockless(p4dp, p4d, addr);
+	pud = pudp_get(pudp);
+	if (!pud_present(pud))
+		goto out;
+	if (pud_leaf(pud)) {
+		size = pud_leaf_size(pud);
+		goto out;
+	}
+	pmdp = pmd_offset_lockless(pudp, pud, addr);
+	pmd = pmdp_get_lockless(pmdp);
+	if (!pmd_present(pmd))
+		goto out;
+	if (pmd_leaf(pmd)) {
+		size = pmd_leaf_size(pmd);
+		goto out;
+	}
+	ptep = pte_offset_kernel(&pmd, addr);
+	pte = ptep_get_lockless(ptep);
+	if (pte_present(pte))
+		size = pte_leaf_size(pte);
 out:
 	local_irq_restore(flags);
 	return size;

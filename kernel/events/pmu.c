@@ -19,8 +19,16 @@
 
 #include "layer/object.h"
 
-/* default multiplexing interval, as /sys/.../perf_event_mux_interval_ms */
+/*
+ * default multiplexing interval, as /sys/.../perf_event_mux_interval_ms;
+ * the option is ours (kernel/events/Kconfig), sourced from the x86
+ * drivers' Kconfig: other arches have no entry point of ours into theirs
+ */
+#ifdef CONFIG_PERF_EVENTS_MUX_INTERVAL_MS
 #define PERF_MUX_INTERVAL_MS	CONFIG_PERF_EVENTS_MUX_INTERVAL_MS
+#else
+#define PERF_MUX_INTERVAL_MS	4
+#endif
 
 static DEFINE_MUTEX(pmus_lock);
 static LIST_HEAD(pmus);
@@ -521,3 +529,11 @@ unlock:
 	return err;
 }
 device_initcall(perf_pmu_bus_init);
+
+/*
+ * sysrq-p's PMU dump, for the arches whose driver has none (arm64: its
+ * driver is drivers/perf/arm_pmuv3.c, which prints nothing there).
+ */
+void __weak perf_event_print_debug(void)
+{
+}

@@ -14,7 +14,8 @@
 # with one TCG thread, a fixed seed and a virtual RTC; needed by the PMU
 # model of tools/testing/pmu-model, see make pmu-test), QEMU_NODEFAULTS=1
 # (-nodefaults: for a QEMU built without the default devices), BOOT_SLOTS
-# (a directory: boots that share the host's cores, below).
+# (a directory: boots that share the host's cores, below), CONSOLE (the
+# kernel's console, default ttyS0; arm64's virt machine: ttyAMA0).
 set -euo pipefail
 
 kernel=$1 initrd=$2 mode=$3 log=${4:-}
@@ -31,7 +32,7 @@ fi
 qemu=("${QEMU:-qemu-system-x86_64}" "${accel[@]}" -cpu "${CPU:-max}" -m "$MEM"
       -smp "$SMP,sockets=$SMP,cores=1,threads=1"
       -kernel "$kernel" -initrd "$initrd"
-      -append "console=ttyS0 loglevel=7 panic=-1 ptest=$mode ${APPEND:-}"
+      -append "console=${CONSOLE:-ttyS0} loglevel=7 panic=-1 ptest=$mode ${APPEND:-}"
       -no-reboot -nic none ${QEMU_EXTRA:-})
 
 console=(-nographic)

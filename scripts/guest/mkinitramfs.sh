@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkinitramfs.sh -o OUT.cpio.gz [-t LIST:BINDIR]... [-u BINDIR:NAME]... [-x BIN]... [-B]
+# mkinitramfs.sh -o OUT.cpio.gz [-t LIST:BINDIR]... [-u BINDIR:NAME]... [-x BIN]... [-B] [-a arm64]
 # mkinitramfs.sh -o OUT.cpio.gz -b BASE.cpio.gz -c COMMAND
 #
 # Second form: OUT = BASE plus /etc/ptest-cmd containing COMMAND (the
@@ -22,14 +22,17 @@
 #                   more compressed, 15-20 s more to unpack at boot of the
 #                   KASAN test kernel under TCG)
 #                   and the uapi headers its tracepoint structs include
+#   -a arm64        an arm64 image (make arm64-test): Debian's arm64
+#                   busybox-static and runas from build/arm64 (made by
+#                   scripts/arm64/deps.sh and arm64.mk), no perf or gdb
 # The merged list is /tests/tests.list and is also written to OUT's
 # sibling OUT-without-.cpio.gz + ".list" for the host-side parser.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$ROOT/build
-out= lists=() ups=() extras=() mods=() base= cmd= bpftrace=
-while getopts o:t:u:b:c:x:m:B opt; do
+out= lists=() ups=() extras=() mods=() base= cmd= bpftrace= arch=
+while getopts o:t:u:b:c:x:m:Ba: opt; do
 	case $opt in
 	o) out=$(readlink -m "$OPTARG") ;;
 	b) base=$(readlink -m "$OPTARG") ;;
@@ -39,6 +42,7 @@ while getopts o:t:u:b:c:x:m:B opt; do
 	x) extras+=("$OPTARG") ;;
 	m) mods+=("$(readlink -m "$OPTARG")") ;;
 	B) bpftrace=1 ;;
+	a) arch=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -63,14 +67,22 @@ mkdir -p bin sbin usr/bin usr/sbin etc root tmp proc sys dev tests \
 chmod 1777 tmp
 chmod 700 root
 
-# busybox and its applets
-cp /bin/busybox bin/busybox
-for a in $(bin/busybox --list-full); do
+# busybox and its applets (the arm64 package is the same busybox 1.35
+# build as the host's, with the same applets: the host's lists them)
+bb=/bin/busybox runas=$B/runas
+case $arch in
+'')	;;
+arm64)	bb=$B/arm64/root/bin/busybox runas=$B/arm64/runas ;;
+*)	echo "mkinitramfs.sh: unknown arch '$arch'" >&2; exit 2 ;;
+esac
+[ -x "$bb" ] || { echo "mkinitramfs.sh: no $bb (make deps)" >&2; exit 1; }
+cp "$bb" bin/busybox
+for a in $(/bin/busybox --list-full); do
 	[ -e "$a" ] || ln -s /bin/busybox "$a"
 done
 
 install -m 755 "$ROOT/scripts/guest/guest-init.sh" init
-install -m 755 "$B/runas" usr/bin/runas
+install -m 755 "$runas" usr/bin/runas
 
 cat > etc/passwd <<'PW'
 root:x:0:0:root:/root:/bin/sh
@@ -87,12 +99,14 @@ mknod -m 666 dev/null c 1 3
 # Debian's perf
 # shellcheck source=scripts/guest/bins.sh
 . "$ROOT/scripts/guest/bins.sh"
-perf=$(debian_perf) || { echo "mkinitramfs.sh: no perf binary (make deps)" >&2; exit 1; }
-copy_bin "$perf" usr/bin/perf
+if [ -z "$arch" ]; then
+	perf=$(debian_perf) || { echo "mkinitramfs.sh: no perf binary (make deps)" >&2; exit 1; }
+	copy_bin "$perf" usr/bin/perf
 
-# gdb (Debian's gdb-minimal, or gdb) for the hardware watchpoint test
-[ -x /usr/bin/gdb ] || { echo "mkinitramfs.sh: no /usr/bin/gdb (make deps)" >&2; exit 1; }
-copy_bin /usr/bin/gdb usr/bin/gdb
+	# gdb (Debian's gdb-minimal, or gdb) for the hardware watchpoint test
+	[ -x /usr/bin/gdb ] || { echo "mkinitramfs.sh: no /usr/bin/gdb (make deps)" >&2; exit 1; }
+	copy_bin /usr/bin/gdb usr/bin/gdb
+fi
 if [ -n "$bpftrace" ]; then
 	[ -x /usr/bin/bpftrace ] || { echo "mkinitramfs.sh: no /usr/bin/bpftrace (make deps)" >&2; exit 1; }
 	copy_bin /usr/bin/bpftrace usr/bin/bpftrace

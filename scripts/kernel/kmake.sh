@@ -8,10 +8,17 @@
 
 # Never let the caller's make flags/variables leak into kbuild.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+# KARCH=arm64 cross-builds with Debian's gcc-aarch64-linux-gnu.
+KARCH=${KARCH:-x86_64}
+kmake_cross=
+[ "$KARCH" = arm64 ] && kmake_cross=aarch64-linux-gnu-
 kmake_cc=()
 if command -v ccache >/dev/null; then
 	export CCACHE_BASEDIR=$ROOT CCACHE_NOHASHDIR=1
 	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-12G}
-	kmake_cc=(CC="ccache gcc")
+	kmake_cc=(CC="ccache ${kmake_cross}gcc")
 fi
-kmake() { make -s -C "$src" O="$obj" ARCH=x86_64 "${kmake_cc[@]}" "$@"; }
+kmake() {
+	make -s -C "$src" O="$obj" ARCH="$KARCH" CROSS_COMPILE="$kmake_cross" \
+		"${kmake_cc[@]}" "$@"
+}

@@ -21,8 +21,8 @@ OWNED_BUILTIN="kernel/events arch/x86/events include/linux/perf_event.h include/
 
 kind=${1:?usage: prepare-tree.sh ours|stock}
 case $kind in
-ours)	dst=$B/linux;       objs="obj-test obj-bench headers" ;;
-stock)	dst=$B/linux-stock; objs="obj-stock obj-stock-bench" ;;
+ours)	dst=$B/linux;       objs="obj-test obj-bench headers obj-arm64 headers-arm64" ;;
+stock)	dst=$B/linux-stock; objs="obj-stock obj-stock-bench obj-stock-arm64" ;;
 *)	echo "prepare-tree.sh: unknown tree '$kind'" >&2; exit 2 ;;
 esac
 

@@ -135,16 +135,33 @@ TEST(attrs_the_debug_registers_cannot_take_are_einval)
 {
 	struct perf_event_attr attr;
 
-	/* x86 has no read-only watchpoint */
-	bp_attr(&attr, &watched[0], HW_BREAKPOINT_R, 4);
-	EXPECT_EQ(EINVAL, bp_open_errno(&attr));
 	bp_attr(&attr, &watched[0], HW_BREAKPOINT_EMPTY, 4);
 	EXPECT_EQ(EINVAL, bp_open_errno(&attr));
 	bp_attr(&attr, &watched[0], HW_BREAKPOINT_W | HW_BREAKPOINT_X, 4);
 	EXPECT_EQ(EINVAL, bp_open_errno(&attr));
-	bp_attr(&attr, &watched[0], HW_BREAKPOINT_W, 3);
-	EXPECT_EQ(EINVAL, bp_open_errno(&attr));
 	bp_attr(&attr, &watched[0], HW_BREAKPOINT_W, 0);
+	EXPECT_EQ(EINVAL, bp_open_errno(&attr));
+	bp_attr(&attr, &watched[0], HW_BREAKPOINT_W, 9);
+	EXPECT_EQ(EINVAL, bp_open_errno(&attr));
+#if defined(__aarch64__)
+	/*
+	 * arm64 watchpoints take loads alone and any length up to 8 (a
+	 * byte mask); an instruction breakpoint of any length is made 4
+	 */
+	bp_attr(&attr, &watched[0], HW_BREAKPOINT_R, 4);
+	EXPECT_EQ(0, bp_open_errno(&attr));
+	bp_attr(&attr, &watched[0], HW_BREAKPOINT_W, 3);
+	EXPECT_EQ(0, bp_open_errno(&attr));
+	bp_attr(&attr, (void *)bp_target_fn, HW_BREAKPOINT_X, 1);
+	EXPECT_EQ(0, bp_open_errno(&attr));
+	/* a kernel address cannot be watched by a user-only event */
+	bp_attr(&attr, (void *)0xffff800080000000UL, HW_BREAKPOINT_W, 4);
+	EXPECT_EQ(EINVAL, bp_open_errno(&attr));
+#else
+	/* x86 has no read-only watchpoint */
+	bp_attr(&attr, &watched[0], HW_BREAKPOINT_R, 4);
+	EXPECT_EQ(EINVAL, bp_open_errno(&attr));
+	bp_attr(&attr, &watched[0], HW_BREAKPOINT_W, 3);
 	EXPECT_EQ(EINVAL, bp_open_errno(&attr));
 	/* an instruction breakpoint is sizeof(long) long */
 	bp_attr(&attr, (void *)bp_target_fn, HW_BREAKPOINT_X, 1);
@@ -154,6 +171,7 @@ TEST(attrs_the_debug_registers_cannot_take_are_einval)
 	/* a kernel address cannot be watched by a user-only event */
 	bp_attr(&attr, (void *)0xffffffff81000000UL, HW_BREAKPOINT_W, 4);
 	EXPECT_EQ(EINVAL, bp_open_errno(&attr));
+#endif
 }
 
 TEST(misaligned_addresses_are_einval)
@@ -161,12 +179,24 @@ TEST(misaligned_addresses_are_einval)
 	volatile char *p = (volatile char *)&watched[0];
 	struct perf_event_attr attr;
 
+#if defined(__aarch64__)
+	/* arm64 watches any bytes of one aligned doubleword */
+	bp_attr(&attr, p + 1, HW_BREAKPOINT_W, 2);
+	EXPECT_EQ(0, bp_open_errno(&attr));
+	bp_attr(&attr, p + 2, HW_BREAKPOINT_W, 4);
+	EXPECT_EQ(0, bp_open_errno(&attr));
+	bp_attr(&attr, p + 4, HW_BREAKPOINT_W, 8);
+	EXPECT_EQ(EINVAL, bp_open_errno(&attr));
+	bp_attr(&attr, p + 7, HW_BREAKPOINT_W, 2);
+	EXPECT_EQ(EINVAL, bp_open_errno(&attr));
+#else
 	bp_attr(&attr, p + 1, HW_BREAKPOINT_W, 2);
 	EXPECT_EQ(EINVAL, bp_open_errno(&attr));
 	bp_attr(&attr, p + 2, HW_BREAKPOINT_W, 4);
 	EXPECT_EQ(EINVAL, bp_open_errno(&attr));
 	bp_attr(&attr, p + 4, HW_BREAKPOINT_W, 8);
 	EXPECT_EQ(EINVAL, bp_open_errno(&attr));
+#endif
 	/* aligned to the length is fine */
 	bp_attr(&attr, p + 1, HW_BREAKPOINT_W, 1);
 	EXPECT_EQ(0, bp_open_errno(&attr));

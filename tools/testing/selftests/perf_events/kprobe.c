@@ -9,7 +9,12 @@
 #include "perf_test.h"
 
 #define KPROBE_PMU	"/sys/bus/event_source/devices/kprobe"
+/* the syscall's entry wrapper: its name is the arch's */
+#if defined(__aarch64__)
+#define FUNC		"__arm64_sys_getppid"
+#else
 #define FUNC		"__x64_sys_getppid"
+#endif
 
 static int kprobe_type(void)
 {

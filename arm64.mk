@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# arm64 (included by the Makefile): our tree and the stock tree cross-built
+# for arm64 with Debian's gcc-aarch64-linux-gnu, our selftests cross-built
+# static, an initramfs of Debian's arm64 busybox-static, each kernel booted
+# on qemu-system-aarch64 (virt, GICv3, -cpu max with its PMUv3, pseudo-NMI
+# on) under TCG. The arm64 PMU driver is upstream's (drivers/perf/arm_pmuv3.c),
+# so the boots test our core under a driver we did not write.
+# Documentation/perf-core/arm64.rst says what runs and what is skipped.
+#
+#   make arm64-test     build, boot ours and stock, print both results
+#   make arm64-run      build and boot ours interactively (Ctrl-A X quits)
+
+A64          := $(B)/arm64
+A64_FRAGS    := $(C)/base.config $(C)/arm64.config $(C)/test.config
+A64_IMAGE    := arch/arm64/boot/Image
+A64_HDRS     := $(B)/headers-arm64
+A64_PTESTS   := $(B)/ptests-arm64
+A64_INITRD   := $(B)/initramfs-arm64.cpio.gz
+ARM64_SMPS   ?= 2
+# tests of tests.list that are x86's alone (their reason beside each):
+# left out of the arm64 list
+ARM64_SKIP   := \
+	x86_msr \
+	ptrace_dr \
+	hardening \
+	sample_layout \
+	uprobe \
+	perf_tool \
+	bpftrace_tool \
+	perf_probe_tool \
+	breakpoint_gdb \
+	distro_modules \
+	device_pmu \
+	aux_area \
+	bpf_perf \
+	lsm_selinux
+# x86_msr        the x86 MSR interface of the PMU driver
+# ptrace_dr      x86's debug registers through PTRACE_POKEUSER
+# hardening, sample_layout, uprobe  x86 registers and code in the test
+# perf_tool, bpftrace_tool, perf_probe_tool, breakpoint_gdb  Debian's
+#                perf, bpftrace and gdb are x86 binaries in the image
+# distro_modules, device_pmu, aux_area  x86 device PMUs and modules
+# bpf_perf       BPF programs written for x86's pt_regs
+# lsm_selinux    its policies are built by the x86 test build
+
+.PHONY: arm64-deps arm64-kernel arm64-stock arm64-headers arm64-ptests \
+	arm64-runas arm64-initramfs arm64-test _arm64-test arm64-run
+
+arm64-deps: deps
+	@$(S)/arm64/deps.sh
+
+arm64-kernel: arm64-deps
+	@$(KLOCK) env KARCH=arm64 JOBS=$(JOBS) $(S)/kernel/kbuild.sh ours \
+		$(B)/obj-arm64 $(A64_FRAGS) -- Image
+
+arm64-stock: arm64-deps
+	@$(KLOCK) env KARCH=arm64 JOBS=$(JOBS) $(S)/kernel/kbuild.sh stock \
+		$(B)/obj-stock-arm64 $(A64_FRAGS) -- Image
+
+arm64-headers: arm64-deps
+	@$(KLOCK) env KARCH=arm64 JOBS=$(JOBS) $(S)/kernel/kbuild.sh ours \
+		$(B)/obj-arm64 -- headers_install INSTALL_HDR_PATH=$(A64_HDRS)
+
+arm64-ptests: arm64-headers
+	@MAKEFLAGS= $(TLOCK) $(MAKE) --no-print-directory -C $(PTEST_DIR) \
+		OUTPUT=$(A64_PTESTS) CC=aarch64-linux-gnu-gcc \
+		KHDR_INCLUDES="-isystem $(A64_HDRS)/include" \
+		SELFTEST_DIR=$(B)/linux/tools/testing/selftests \
+		$(addprefix $(A64_PTESTS)/,$(filter-out $(ARM64_SKIP), \
+			$(shell awk '!/^\#/ && NF { print $$1 }' $(PTEST_DIR)/tests.list)))
+
+arm64-runas: arm64-deps
+	@[ $(A64)/runas -nt $(S)/guest/runas.c ] || \
+		aarch64-linux-gnu-gcc -static -O2 -Wall -o $(A64)/runas $(S)/guest/runas.c
+
+arm64-initramfs: arm64-ptests arm64-runas
+	@awk -v skip=" $(ARM64_SKIP) " '/^#/ || !NF || !index(skip, " " $$1 " ")' \
+		$(PTEST_DIR)/tests.list > $(A64)/tests.list
+	@$(TLOCK) $(S)/guest/mkinitramfs.sh -a arm64 -o $(A64_INITRD) \
+		-t $(A64)/tests.list:$(A64_PTESTS)
+
+arm64-test: arm64-deps
+	-@$(MAKE) --no-print-directory arm64-kernel arm64-stock
+	@$(TLOCK) $(MAKE) --no-print-directory _arm64-test
+
+_arm64-test: arm64-initramfs
+	@mkdir -p $(B)/logs
+	@$(S)/arm64/run.sh $(B)/obj-arm64/$(A64_IMAGE) \
+		$(B)/obj-stock-arm64/$(A64_IMAGE) $(A64_INITRD) "$(ARM64_SMPS)" \
+		$(B)/logs/arm64.result
+
+arm64-run: arm64-kernel arm64-initramfs
+	@$(S)/arm64/run.sh --interactive $(B)/obj-arm64/$(A64_IMAGE) $(A64_INITRD)
