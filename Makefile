@@ -55,6 +55,10 @@ PMU_SKIP_STOCK   ?= pmu-perf-test-all.sh
 # make test reuses the model's results on the stock lean kernel when none
 # of their inputs changed (scripts/test/pmu-stock-cache.sh; PMU_STOCK_CACHE=0:
 # always boot it)
+# make test also cross-builds our tree for arm64 and boots it (arm64.mk,
+# scripts/arm64/run.sh: three boots, our kernel only; make arm64-test
+# boots the stock arm64 kernel beside it)
+ARM64_IN_TEST    ?= 1
 PMU_STOCK_HIT     = $(if $(filter stock-bench,$(PMU_KERNEL)),$(shell $(S)/test/pmu-stock-cache.sh hit))
 
 # Debian's own kernel config (package linux-config-6.12): make distro
@@ -226,6 +230,9 @@ ifeq ($(PMU_IN_TEST),1)
 else
 	-@$(MAKE) --no-print-directory kernel
 endif
+ifeq ($(ARM64_IN_TEST),1)
+	-@$(MAKE) --no-print-directory arm64-kernel
+endif
 	@$(TLOCK) $(MAKE) --no-print-directory _test
 endif
 
@@ -259,11 +266,22 @@ ifeq ($(PMU_IN_TEST),1)
 	$(MAKE) --no-print-directory _pmu-result; wait
 	@[ ! -f $(B)/logs/test-beside.out ] || cat $(B)/logs/test-beside.out
 endif
+ifeq ($(ARM64_IN_TEST),1)
+	@# our arm64 kernel's boots (scripts/arm64/run.sh); make arm64-test
+	@# also boots the stock arm64 kernel
+	@rm -f $(B)/logs/arm64.result
+	-@ARM64_KINDS=ours $(MAKE) --no-print-directory _arm64-test | \
+		grep -v -E '^[0-9]+ passed, [0-9]+ failed$$'
+	@[ -s $(B)/logs/arm64.result ] || \
+		echo "FAIL arm64: no results (arm64 kernel, tests or initramfs failed to build?)" \
+			> $(B)/logs/arm64.result
+endif
 	@RUN_TESTS_BOOTED="$(if $(filter 1,$(PMU_IN_TEST)),$(TEST_BESIDE))" \
 	$(S)/test/run-selftests.sh test $(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz \
 		"$(TEST_SMPS)" $(B)/logs/checkpatch.result $(B)/logs/perf-options.result \
 		$(B)/logs/check-layers.result \
-		$(if $(filter 1,$(PMU_IN_TEST)),$(B)/logs/pmu.result $(B)/logs/pmu-ours.result)
+		$(if $(filter 1,$(PMU_IN_TEST)),$(B)/logs/pmu.result $(B)/logs/pmu-ours.result) \
+		$(if $(filter 1,$(ARM64_IN_TEST)),$(B)/logs/arm64.result)
 
 stock-test: deps
 	-@$(MAKE) --no-print-directory stock

@@ -17,32 +17,23 @@ A64_IMAGE    := arch/arm64/boot/Image
 A64_HDRS     := $(B)/headers-arm64
 A64_PTESTS   := $(B)/ptests-arm64
 A64_INITRD   := $(B)/initramfs-arm64.cpio.gz
+# CPUs of the boot that runs every test (scripts/arm64/run.sh)
 ARM64_SMPS   ?= 2
 # tests of tests.list that are x86's alone (their reason beside each):
 # left out of the arm64 list
 ARM64_SKIP   := \
 	x86_msr \
 	ptrace_dr \
-	hardening \
-	sample_layout \
 	uprobe \
-	perf_tool \
 	bpftrace_tool \
 	perf_probe_tool \
-	breakpoint_gdb \
-	distro_modules \
-	device_pmu \
-	aux_area \
-	bpf_perf \
-	lsm_selinux
-# x86_msr        the x86 MSR interface of the PMU driver
+	distro_modules
+# x86_msr        the msr PMU and x86's PERF_CAPABILITIES
 # ptrace_dr      x86's debug registers through PTRACE_POKEUSER
-# hardening, sample_layout, uprobe  x86 registers and code in the test
-# perf_tool, bpftrace_tool, perf_probe_tool, breakpoint_gdb  Debian's
-#                perf, bpftrace and gdb are x86 binaries in the image
-# distro_modules, device_pmu, aux_area  x86 device PMUs and modules
-# bpf_perf       BPF programs written for x86's pt_regs
-# lsm_selinux    its policies are built by the x86 test build
+# uprobe         x86 code in the test (its probed functions are x86 asm)
+# bpftrace_tool, perf_probe_tool  bpftrace and perf probe's SDT notes
+#                are x86 builds (the image has arm64 perf and gdb)
+# distro_modules x86's device PMU modules (idxd, RAPL)
 
 .PHONY: arm64-deps arm64-kernel arm64-stock arm64-headers arm64-ptests \
 	arm64-runas arm64-initramfs arm64-test _arm64-test arm64-run
@@ -68,15 +59,16 @@ arm64-ptests: arm64-headers
 		KHDR_INCLUDES="-isystem $(A64_HDRS)/include" \
 		SELFTEST_DIR=$(B)/linux/tools/testing/selftests \
 		$(addprefix $(A64_PTESTS)/,$(filter-out $(ARM64_SKIP), \
-			$(shell awk '!/^\#/ && NF { print $$1 }' $(PTEST_DIR)/tests.list)))
+			$(shell cat $(PTEST_DIR)/tests.list $(PTEST_DIR)/tests-arm64.list | \
+				awk '!/^\#/ && NF { print $$1 }')))
 
 arm64-runas: arm64-deps
 	@[ $(A64)/runas -nt $(S)/guest/runas.c ] || \
 		aarch64-linux-gnu-gcc -static -O2 -Wall -o $(A64)/runas $(S)/guest/runas.c
 
 arm64-initramfs: arm64-ptests arm64-runas
-	@awk -v skip=" $(ARM64_SKIP) " '/^#/ || !NF || !index(skip, " " $$1 " ")' \
-		$(PTEST_DIR)/tests.list > $(A64)/tests.list
+	@{ awk -v skip=" $(ARM64_SKIP) " '/^#/ || !NF || !index(skip, " " $$1 " ")' \
+		$(PTEST_DIR)/tests.list; cat $(PTEST_DIR)/tests-arm64.list; } > $(A64)/tests.list
 	@$(TLOCK) $(S)/guest/mkinitramfs.sh -a arm64 -o $(A64_INITRD) \
 		-t $(A64)/tests.list:$(A64_PTESTS)
 
@@ -86,9 +78,8 @@ arm64-test: arm64-deps
 
 _arm64-test: arm64-initramfs
 	@mkdir -p $(B)/logs
-	@$(S)/arm64/run.sh $(B)/obj-arm64/$(A64_IMAGE) \
-		$(B)/obj-stock-arm64/$(A64_IMAGE) $(A64_INITRD) "$(ARM64_SMPS)" \
-		$(B)/logs/arm64.result
+	@ARM64_SMPS=$(ARM64_SMPS) $(S)/arm64/run.sh $(B)/obj-arm64/$(A64_IMAGE) \
+		$(B)/obj-stock-arm64/$(A64_IMAGE) $(A64_INITRD) $(B)/logs/arm64.result
 
 arm64-run: arm64-kernel arm64-initramfs
 	@$(S)/arm64/run.sh --interactive $(B)/obj-arm64/$(A64_IMAGE) $(A64_INITRD)

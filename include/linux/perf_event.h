@@ -100,6 +100,15 @@ typedef void (*perf_overflow_handler_t)(struct perf_event *,
 #define PERF_PMU_CAP_AUX_OUTPUT			0x0080
 #define PERF_PMU_CAP_EXTENDED_HW_TYPE		0x0100
 #define PERF_PMU_CAP_AUX_PAUSE			0x0200
+/*
+ * Ours, not 6.12's: the driver's add() and del() take effect without the
+ * pmu_disable()/pmu_enable() hold around them (x86's "cpu" PMU starts a
+ * counter in add()), so the core holds the PMU only around a group. A
+ * PMU without it gets the hold around every add() and del(), as 6.12's
+ * drivers expect (arm_pmu sets PMCR_EL0.E only in pmu_enable()); one
+ * without pmu_enable() gets the capability at registration.
+ */
+#define PERF_PMU_CAP_ADD_UNHELD			0x8000
 
 /* flags for pmu->add() */
 #define PERF_EF_START	0x01	/* start the counter when adding */

@@ -108,15 +108,30 @@ static int __perf_group_op(struct perf_event_context *ctx, void *info)
 	struct perf_group_op *op = info;
 	struct perf_event *leader = op->event->group_leader;
 	struct perf_event *sibling;
+	struct pmu *hw = NULL;
+	int ret;
 
 	perf_ctx_update_time(ctx);
 	perf_ctx_unclone(ctx);
 	if (!op->group)
 		return op->fn(ctx, op->event);
 
+	/*
+	 * A group that is on stays held while its members go off (or on)
+	 * one by one: they all stop (or start) at the PMU's restart, the
+	 * same instruction for each
+	 */
+	if (leader->state == PERF_EVENT_STATE_ACTIVE &&
+	    !list_empty(&leader->sibling_list)) {
+		hw = perf_group_pmu(leader);
+		perf_pmu_disable(hw);
+	}
 	list_for_each_entry(sibling, &leader->sibling_list, sibling_entry)
 		op->fn(ctx, sibling);
-	return op->fn(ctx, leader);
+	ret = op->fn(ctx, leader);
+	if (hw)
+		perf_pmu_enable(hw);
+	return ret;
 }
 
 /*

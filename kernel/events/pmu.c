@@ -236,6 +236,7 @@ int perf_pmu_register(struct pmu *pmu, const char *name, int type)
 	if (!pmu->pmu_enable) {
 		pmu->pmu_enable = pmu_nop;
 		pmu->pmu_disable = pmu_nop;
+		pmu->capabilities |= PERF_PMU_CAP_ADD_UNHELD;
 	}
 
 	if (pmu_bus_running && name) {
@@ -439,8 +440,9 @@ static int perf_pmu_try(struct pmu *pmu, struct perf_event *event)
  *
  * A type with a registered PMU goes to that PMU. The generic hardware
  * types may name a PMU in config[63:32] (hybrid systems): one that is
- * registered gets the event; otherwise they go to whichever PMU accepts
- * them. Returns the PMU with a module
+ * registered gets the event; otherwise they, and PERF_TYPE_RAW where no
+ * PMU registered that type, go to whichever PMU accepts them. Returns the
+ * PMU with a module
  * reference, or ERR_PTR(-ENOENT) when none takes the event.
  */
 struct pmu *perf_pmu_find(struct perf_event *event)
@@ -450,6 +452,12 @@ struct pmu *perf_pmu_find(struct perf_event *event)
 	int idx, err = -ENOENT;
 	bool generic_hw = type == PERF_TYPE_HARDWARE ||
 			  type == PERF_TYPE_HW_CACHE;
+	/*
+	 * PERF_TYPE_RAW belongs to the CPU's PMU: x86's registers that
+	 * number, others (arm64's arm_pmu) take a dynamic type and are
+	 * offered raw events like the generic ones
+	 */
+	bool offered = generic_hw || type == PERF_TYPE_RAW;
 
 	idx = srcu_read_lock(&pmus_srcu);
 
@@ -476,7 +484,7 @@ struct pmu *perf_pmu_find(struct perf_event *event)
 		goto forward;
 	}
 
-	if (!generic_hw)
+	if (!offered)
 		goto out;
 
 	list_for_each_entry_rcu(pmu, &pmus, entry,

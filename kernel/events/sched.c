@@ -84,7 +84,7 @@ static bool perf_group_is_software(struct perf_event *leader)
  * The PMU a group's counting hardware belongs to: the leader's, or for
  * a software leader with hardware members theirs
  */
-static struct pmu *perf_group_pmu(struct perf_event *leader)
+struct pmu *perf_group_pmu(struct perf_event *leader)
 {
 	struct perf_event *sibling;
 
@@ -116,6 +116,37 @@ static __always_inline void perf_event_flip_state(struct perf_event_context *ctx
 	event->state = state;
 }
 
+/*
+ * add() and del() under a hold of the PMU unless it says it needs none
+ * (PERF_PMU_CAP_ADD_UNHELD): 6.12's drivers start and stop counting at
+ * the pmu_enable() that ends it. A group's hold nests around these.
+ */
+static __always_inline int perf_pmu_add(struct perf_event *event)
+{
+	struct pmu *pmu = event->pmu;
+	int err;
+
+	if (likely(pmu->capabilities & PERF_PMU_CAP_ADD_UNHELD))
+		return pmu->add(event, PERF_EF_START);
+	perf_pmu_disable(pmu);
+	err = pmu->add(event, PERF_EF_START);
+	perf_pmu_enable(pmu);
+	return err;
+}
+
+static __always_inline void perf_pmu_del(struct perf_event *event)
+{
+	struct pmu *pmu = event->pmu;
+
+	if (likely(pmu->capabilities & PERF_PMU_CAP_ADD_UNHELD)) {
+		pmu->del(event, 0);
+		return;
+	}
+	perf_pmu_disable(pmu);
+	pmu->del(event, 0);
+	perf_pmu_enable(pmu);
+}
+
 /* perf_event_sched_in() of an INACTIVE event that may count here */
 static __always_inline int __perf_event_sched_in(struct perf_event_context *ctx,
 				 struct perf_event *event)
@@ -137,7 +168,7 @@ static __always_inline int __perf_event_sched_in(struct perf_event_context *ctx,
 	/* a tracer's stream says whose trace follows before it starts */
 	if (unlikely(event->pmu->capabilities & PERF_PMU_CAP_ITRACE))
 		perf_log_itrace_start(event);
-	err = event->pmu->add(event, PERF_EF_START);
+	err = perf_pmu_add(event);
 	if (unlikely(err)) {
 		/* never ran: no running time to account */
 		event->state = PERF_EVENT_STATE_INACTIVE;
@@ -177,7 +208,7 @@ static __always_inline void __perf_event_sched_out(struct perf_event_context *ct
 	if (event->state != PERF_EVENT_STATE_ACTIVE)
 		return;
 
-	event->pmu->del(event, 0);
+	perf_pmu_del(event);
 	perf_event_flip_state(ctx, event, PERF_EVENT_STATE_INACTIVE);
 	event->oncpu = -1;
 	ctx->nr_active--;
@@ -468,6 +499,14 @@ void perf_ctx_sched_out(struct perf_event_context *ctx)
 		return;
 	}
 	perf_ctx_update_time(ctx);
+	/*
+	 * No longer this CPU's task context before its events go: the
+	 * pmu_enable() after the last del() sees that (arm_pmuv3 closes
+	 * EL0 counter access unless the task switched in has a user-read
+	 * event, perf_cpu_task_ctx())
+	 */
+	if (this_cpu_read(perf_cpu_context.task_ctx) == ctx)
+		this_cpu_write(perf_cpu_context.task_ctx, NULL);
 	perf_ctx_groups_out(ctx);
 	/* the next schedule-in finds out afresh, at the intervals then */
 	ctx->rotate_necessary = false;
@@ -475,8 +514,6 @@ void perf_ctx_sched_out(struct perf_event_context *ctx)
 	ctx->active_cpu = -1;
 	if (!ctx->task)
 		perf_cgroup_ctx_activate(ctx, false);
-	if (this_cpu_read(perf_cpu_context.task_ctx) == ctx)
-		this_cpu_write(perf_cpu_context.task_ctx, NULL);
 }
 
 /* Activate a context on this CPU; used by the IPI path for a running task. */

@@ -13,7 +13,11 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 A=$ROOT/build/arm64
 PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm"
-DEBS="busybox-static"
+# Debian's arm64 busybox-static, perf and gdb, and every library package
+# those two depend on (the lib* and zlib* packages of their dependency closure):
+# mkinitramfs.sh -a arm64 copies the binaries with the libraries their
+# ELF headers name (scripts/guest/bins.sh: copy_bin_root)
+PROGS="linux-perf gdb-minimal"
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -41,14 +45,25 @@ if [ -n "${missing// /}" ]; then
 fi
 
 mkdir -p "$A/debs" "$A/root"
-for d in $DEBS; do
-	[ -f "$A/debs/$d.stamp" ] && continue
-	echo "  DEPS    $d:arm64 -> build/arm64/root"
-	rm -f "$A/debs/${d}_"*.deb
-	if ! (cd "$A/debs" && apt-get download -qq "$d:arm64" 2>/dev/null); then
-		[ -n "$updated" ] || $SUDO apt-get update -qq
-		(cd "$A/debs" && apt-get download -qq "$d:arm64")
-	fi
-	dpkg -x "$A/debs/${d}_"*_arm64.deb "$A/root"
-	touch "$A/debs/$d.stamp"
+stamp=$A/debs/stamp
+want="busybox-static $PROGS"
+[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && exit 0
+# the lib* packages of the closure, as apt resolves it for arm64
+# shellcheck disable=SC2086
+libs=$(apt-cache depends --recurse --no-recommends --no-suggests \
+	--no-conflicts --no-breaks --no-replaces --no-enhances \
+	$(printf '%s:arm64 ' $PROGS) 2>/dev/null |
+	sed -n 's/^\(z*lib[^ <>]*\):arm64$/\1/p' | sort -u)
+echo "  DEPS    arm64 busybox-static $PROGS and $(echo "$libs" | wc -w) libraries -> build/arm64/root"
+rm -rf "${A:?}/debs/"*.deb "$A/root"
+mkdir -p "$A/root"
+# shellcheck disable=SC2046
+(cd "$A/debs" && apt-get download -qq $(printf '%s:arm64 ' busybox-static $PROGS $libs) 2>/dev/null) || {
+	[ -n "$updated" ] || $SUDO apt-get update -qq
+	# shellcheck disable=SC2046
+	(cd "$A/debs" && apt-get download -qq $(printf '%s:arm64 ' busybox-static $PROGS $libs))
+}
+for d in "$A/debs/"*.deb; do
+	dpkg -x "$d" "$A/root"
 done
+echo "$want" > "$stamp"

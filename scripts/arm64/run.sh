@@ -1,48 +1,76 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh OURS STOCK INITRD "SMPS" RESULT-FILE
+# run.sh OURS STOCK INITRD RESULT-FILE
 # run.sh --interactive KERNEL INITRD
 #
-# Boot the arm64 kernels (make arm64-test) on qemu-system-aarch64: the
-# virt machine with a GICv3, -cpu max (PMUv3 with its cycle counter and
-# six event counters under TCG), pseudo-NMI on so that the PMU interrupt
-# arrives as an NMI, as on Debian's arm64 kernels. Each kernel runs the
-# initramfs's tests once per CPU count of SMPS; results are named
-# <test>@arm64-smpN (ours) and <test>@arm64-stock-smpN (stock).
-# RESULT-FILE gets the PASS/FAIL lines in parse-results.py --result form
-# (make test adds them to its own); the last line printed is
-# "N passed, N failed". A64_CPU overrides the CPU model.
+# Boot the arm64 kernels (make arm64-test) on qemu-system-aarch64's virt
+# machine with a GICv3 and pseudo-NMI on, so that the PMU interrupt
+# arrives as an NMI, as on Debian's arm64 kernels. Three boots per kernel:
+#
+#   arm64       -cpu max (PMUv3p5: six 64-bit-capable event counters and
+#               the cycle counter), MTTCG on ARM64_SMPS CPUs: every test
+#   arm64-a57   -cpu cortex-a57 (PMUv3 with 32-bit event counters: a
+#               64-bit event chains two), -icount: arm64_pmu alone, its
+#               counts exact, the kernel at EL1
+#   arm64-vhe   -cpu max with virtualization=on: the kernel runs at EL2
+#               (VHE), -icount: arm64_pmu alone
+#
+# Results are named <test>@<boot>-smpN (ours) and <test>@<boot>-stock-smpN
+# (stock). RESULT-FILE gets the PASS/FAIL lines in parse-results.py
+# --result form (make test adds them to its own); the last line printed is
+# "N passed, N failed". ARM64_KINDS="ours" leaves the stock kernel out
+# (make test). Under -icount the cycle counter runs at 1 GHz of
+# virtual time: shift 4 makes an instruction 16 cycles, and a cycles
+# count passes 2^32 in about 270 million instructions.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-export QEMU=qemu-system-aarch64 CPU=${A64_CPU:-max} CONSOLE=ttyAMA0
-export QEMU_EXTRA="-M virt,gic-version=3 ${QEMU_EXTRA:-}"
-export APPEND="irqchip.gicv3_pseudo_nmi=1 ${APPEND:-}"
+export QEMU=qemu-system-aarch64 CONSOLE=ttyAMA0
+A64_ICOUNT=${A64_ICOUNT:-shift=4,sleep=off}
+# label cpu machine-options icount smp only-tests
+BOOTS=${A64_BOOTS:-"arm64:max::-:${ARM64_SMPS:-2}:-
+arm64-a57:cortex-a57::$A64_ICOUNT:1:arm64_pmu
+arm64-vhe:max:virtualization=on:$A64_ICOUNT:1:arm64_pmu"}
+
+boot() {	# KERNEL INITRD MODE LOG CPU MACHINE ICOUNT SMP ONLY
+	local machine=virt,gic-version=3 append="irqchip.gicv3_pseudo_nmi=1"
+	[ -z "$6" ] || machine=$machine,$6
+	[ "$9" = - ] || append="$append ptest_only=$9"
+	CPU=$5 SMP=$8 ICOUNT=${7#-} QEMU_EXTRA="-M $machine ${QEMU_EXTRA:-}" \
+	APPEND="$append ${APPEND:-}" "$ROOT/scripts/guest/boot.sh" "$1" "$2" "$3" "$4"
+}
 
 if [ "${1:-}" = --interactive ]; then
-	exec "$ROOT/scripts/guest/boot.sh" "$2" "$3" cmd
+	boot "$2" "$3" cmd /dev/null max "" - 2 -
+	exit
 fi
 
-ours=$1 stock=$2 initrd=$3 smps=$4 result=$5
+ours=$1 stock=$2 initrd=$3 result=$4
 list=${initrd%.cpio.gz}.list
 logs=$ROOT/build/logs
 mkdir -p "$logs"
 args=()
-for kind in ours stock; do
-	kernel=$ours suffix=arm64
-	[ $kind = stock ] && kernel=$stock suffix=arm64-stock
-	for n in $smps; do
-		log=$logs/$suffix-smp$n.log
+while IFS=: read -r label cpu machine icount smp only; do
+	[ -n "$label" ] || continue
+	blist=$list
+	if [ "$only" != - ]; then
+		blist=$logs/$label.list
+		awk -v only=" ${only//,/ } " 'index(only, " " $1 " ")' "$list" > "$blist"
+	fi
+	for kind in ${ARM64_KINDS:-ours stock}; do
+		kernel=$ours suffix=$label
+		[ $kind = stock ] && kernel=$stock suffix=$label-stock
+		log=$logs/$suffix-smp$smp.log
 		rm -f "$log"
 		if [ -f "$kernel" ]; then
-			SMP=$n "$ROOT/scripts/guest/boot.sh" "$kernel" "$initrd" run "$log"
+			boot "$kernel" "$initrd" run "$log" "$cpu" "$machine" "$icount" "$smp" "$only"
 		else
 			echo "  NOTE    no $kernel: it did not build"
 		fi
-		args+=(--boot "$suffix-smp$n:$n:$list:$log")
+		args+=(--boot "$suffix-smp$smp:$smp:$blist:$log")
 	done
-done
+done <<< "$BOOTS"
 
 status=0
 python3 "$ROOT/scripts/test/parse-results.py" "${args[@]}" \

@@ -23,8 +23,8 @@
 #                   KASAN test kernel under TCG)
 #                   and the uapi headers its tracepoint structs include
 #   -a arm64        an arm64 image (make arm64-test): Debian's arm64
-#                   busybox-static and runas from build/arm64 (made by
-#                   scripts/arm64/deps.sh and arm64.mk), no perf or gdb
+#                   busybox-static, perf and gdb and runas from build/arm64
+#                   (made by scripts/arm64/deps.sh and arm64.mk)
 # The merged list is /tests/tests.list and is also written to OUT's
 # sibling OUT-without-.cpio.gz + ".list" for the host-side parser.
 set -euo pipefail
@@ -106,6 +106,9 @@ if [ -z "$arch" ]; then
 	# gdb (Debian's gdb-minimal, or gdb) for the hardware watchpoint test
 	[ -x /usr/bin/gdb ] || { echo "mkinitramfs.sh: no /usr/bin/gdb (make deps)" >&2; exit 1; }
 	copy_bin /usr/bin/gdb usr/bin/gdb
+else
+	copy_bin_root "$B/$arch/root" usr/bin/perf usr/bin/perf
+	copy_bin_root "$B/$arch/root" usr/bin/gdb usr/bin/gdb
 fi
 if [ -n "$bpftrace" ]; then
 	[ -x /usr/bin/bpftrace ] || { echo "mkinitramfs.sh: no /usr/bin/bpftrace (make deps)" >&2; exit 1; }

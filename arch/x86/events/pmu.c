@@ -649,6 +649,8 @@ static void x86_pmu_enable_all(struct pmu *pmu)
 
 struct pmu x86_cpu_pmu = {
 	.task_ctx_nr	= perf_hw_context,
+	/* x86_pmu_add() starts the counter: no hold needed around it */
+	.capabilities	= PERF_PMU_CAP_ADD_UNHELD,
 	.pmu_enable	= x86_pmu_enable_all,
 	.pmu_disable	= x86_pmu_disable_all,
 	.event_init	= x86_pmu_event_init,

@@ -31,6 +31,7 @@ static __always_inline void perf_event_set_state(struct perf_event *event,
 	perf_event_update_times(event);
 	event->state = state;
 }
+struct pmu *perf_group_pmu(struct perf_event *leader);
 int perf_group_sched_in(struct perf_event_context *ctx,
 			struct perf_event *leader);
 void perf_group_sched_out(struct perf_event_context *ctx,

@@ -20,11 +20,21 @@
 
 #include "kselftest_harness.h"
 
+/*
+ * XMM0_BIT: an extended register (PERF_REG_EXTENDED_MASK), which only a
+ * PMU with PERF_PMU_CAP_EXTENDED_REGS samples: x86's XMM0, arm64's VG
+ */
+#if defined(__aarch64__)
+#define XMM0_BIT	(1ULL << PERF_REG_ARM64_VG)
+#define IP_BIT		(1ULL << PERF_REG_ARM64_PC)
+#define GP_REGS		((1ULL << PERF_REG_ARM64_MAX) - 1)
+#else
 #define XMM0_BIT	(1ULL << PERF_REG_X86_XMM0)
 #define IP_BIT		(1ULL << PERF_REG_X86_IP)
 #define GP_REGS		((1ULL << PERF_REG_X86_64_MAX) - 1 - \
 			 (1ULL << PERF_REG_X86_DS) - (1ULL << PERF_REG_X86_ES) - \
 			 (1ULL << PERF_REG_X86_FS) - (1ULL << PERF_REG_X86_GS))
+#endif
 
 static int open_sampler(__u64 config, __u64 sample_type, __u64 regs_user,
 			__u64 regs_intr)

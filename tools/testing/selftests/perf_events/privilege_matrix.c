@@ -296,8 +296,10 @@ FIXTURE_SETUP(matrix)
 	self->w.tp_id = v;
 	ASSERT_EQ(0, read_long("/sys/bus/event_source/devices/kprobe/type", &v));
 	self->w.kprobe_type = v;
-	ASSERT_EQ(0, read_long("/sys/bus/event_source/devices/msr/type", &v));
-	self->w.msr_type = v;
+	/* x86's msr PMU; where there is none (arm64) its cells are left out */
+	self->w.msr_type = -1;
+	if (!read_long("/sys/bus/event_source/devices/msr/type", &v))
+		self->w.msr_type = v;
 	self->w.kaddr = kallsyms_addr("jiffies_64");
 	ASSERT_NE(0, self->w.kaddr);
 
@@ -336,6 +338,8 @@ TEST_F_TIMEOUT(matrix, every_cell_answers_as_6_12, 110)
 	for (level = -1; level <= 3; level++) {
 		ASSERT_EQ(0, pt_write_int_file(PT_PARANOID, level));
 		for (t = 0; t < NR_TARGETS; t++) {
+			if (t == T_MSR && self->w.msr_type < 0)
+				continue;
 			for (cap = 0; cap < NR_CAPS; cap++) {
 				got = cell(&self->w, t, cap);
 				want = expected[level + 1][t][cap];

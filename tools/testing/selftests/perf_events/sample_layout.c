@@ -425,8 +425,29 @@ TEST(branch_stack_on_software_event_eopnotsupp)
 	EXPECT_EQ(EOPNOTSUPP, errno);
 }
 
+#if defined(__aarch64__)
+/* in register-number order: X0, X29, SP, PC */
+#define REGS_MASK ((1ULL << PERF_REG_ARM64_X0) | (1ULL << PERF_REG_ARM64_X29) | \
+		   (1ULL << PERF_REG_ARM64_SP) | (1ULL << PERF_REG_ARM64_PC))
+#define REGS_SP_IDX	2
+#define REGS_IP_IDX	3
+#define REG_SP		PERF_REG_ARM64_SP
+/* numbers past the last register (VG, 46, is an extended one) */
+#define REG_BAD_USER	PERF_REG_ARM64_MAX
+#define REG_BAD_INTR	(PERF_REG_ARM64_MAX + 1)
+#define REG_PAST_MAX	(PERF_REG_ARM64_MAX + 7)
+#else
+/* in register-number order: AX, SP, IP, R15 */
 #define REGS_MASK ((1ULL << PERF_REG_X86_IP) | (1ULL << PERF_REG_X86_SP) | \
 		   (1ULL << PERF_REG_X86_AX) | (1ULL << PERF_REG_X86_R15))
+#define REGS_SP_IDX	1
+#define REGS_IP_IDX	2
+#define REG_SP		PERF_REG_X86_SP
+/* segment registers other than CS/SS do not exist in 64-bit mode */
+#define REG_BAD_USER	PERF_REG_X86_DS
+#define REG_BAD_INTR	PERF_REG_X86_ES
+#define REG_PAST_MAX	PERF_REG_X86_64_MAX
+#endif
 
 TEST(regs_user_abi_and_ip)
 {
@@ -445,9 +466,8 @@ TEST(regs_user_abi_and_ip)
 		GET_SAMPLE(&attr, &r, i, &s);
 		EXPECT_EQ(PERF_SAMPLE_REGS_ABI_64, s.regs_user_abi);
 		ASSERT_EQ(4, s.nr_regs_user);
-		/* in register-number order: AX, SP, IP, R15 */
-		EXPECT_EQ(s.ip, s.regs_user[2]);
-		sp = s.regs_user[1];
+		EXPECT_EQ(s.ip, s.regs_user[REGS_IP_IDX]);
+		sp = s.regs_user[REGS_SP_IDX];
 		/* touch_fn ran below this frame, within a page or so */
 		EXPECT_LT(sp, (unsigned long)&local);
 		EXPECT_GT(sp + 8192, (unsigned long)&local);
@@ -470,7 +490,7 @@ TEST(regs_intr_of_user_fault_are_user_regs)
 		GET_SAMPLE(&attr, &r, i, &s);
 		EXPECT_EQ(PERF_SAMPLE_REGS_ABI_64, s.regs_intr_abi);
 		ASSERT_EQ(4, s.nr_regs_intr);
-		EXPECT_EQ(s.ip, s.regs_intr[2]);
+		EXPECT_EQ(s.ip, s.regs_intr[REGS_IP_IDX]);
 	}
 	run_done(&r);
 }
@@ -483,18 +503,17 @@ TEST(regs_masks_rejected)
 	attr.sample_regs_user = 0;
 	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
 	EXPECT_EQ(EINVAL, errno);
-	/* segment registers other than CS/SS do not exist in 64-bit mode */
-	attr.sample_regs_user = 1ULL << PERF_REG_X86_DS;
+	attr.sample_regs_user = 1ULL << REG_BAD_USER;
 	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
 	EXPECT_EQ(EINVAL, errno);
-	attr.sample_regs_user = 1ULL << PERF_REG_X86_64_MAX;
+	attr.sample_regs_user = 1ULL << REG_PAST_MAX;
 	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
 	EXPECT_EQ(EINVAL, errno);
 	fault_attr(&attr, PERF_SAMPLE_REGS_INTR);
 	attr.sample_regs_intr = 0;
 	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
 	EXPECT_EQ(EINVAL, errno);
-	attr.sample_regs_intr = 1ULL << PERF_REG_X86_ES;
+	attr.sample_regs_intr = 1ULL << REG_BAD_INTR;
 	EXPECT_EQ(-1, sys_perf_event_open(&attr, 0, -1, -1, 0));
 	EXPECT_EQ(EINVAL, errno);
 }
@@ -506,7 +525,7 @@ TEST(stack_user_size_and_dyn_size)
 	int i;
 
 	fault_attr(&attr, PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
-	attr.sample_regs_user = 1ULL << PERF_REG_X86_SP;
+	attr.sample_regs_user = 1ULL << REG_SP;
 	attr.sample_stack_user = 256;
 	ASSERT_EQ(0, fault_run(&attr, &r, -1));
 	for (i = 0; i < NPAGES; i++) {
