@@ -109,6 +109,8 @@ help:
 	@echo 'make pmu-test                its tests, on the stock lean kernel (PMU_KERNEL)'
 	@echo 'make pmu-perf-test-table     stock'"'"'s perf test tables on the model'
 	@echo 'make fuzz [FUZZ_KERNEL=stock] [FUZZ_CPU=Skylake-PMU]  fuzzing (fuzzing.rst)'
+	@echo 'make arm64-test              our and the stock tree on arm64 (qemu-system-aarch64)'
+	@echo 'make arm64-run               our arm64 kernel with a shell on the console'
 	@echo 'make deps|clean|distclean'
 
 deps:

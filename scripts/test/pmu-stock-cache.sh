@@ -55,6 +55,7 @@ NOT_KEYED=(':!kernel/events' ':!arch/x86/events' ':!include/linux'
 	':!Documentation' ':!*.md' ':!README*' ':!.gitignore' ':!.ci'
 	':!tools/testing/pmu-model/stock-results'
 	':!scripts/bench' ':!scripts/check' ':!scripts/distro' ':!scripts/fuzz'
+	':!scripts/arm64' ':!arm64.mk' ':!config/arm64.config'
 	':!scripts/test/quick-test.sh' ':!scripts/test/run-selftests.sh'
 	':!scripts/test/pmu-stock-cache.sh')
 PERF_SYS_H=tools/testing/selftests/perf_events/perf_sys.h

@@ -89,12 +89,30 @@ static __u64 count_loop(int fd, unsigned long n)
 	return pt_read1(fd);
 }
 
-/* QEMU counts instructions only under -icount */
-#define NEED_INSTRUCTIONS(fd)						\
+/*
+ * QEMU counts instructions only under -icount: elsewhere the event is
+ * refused, or opens and counts nothing. Whether this machine counts them.
+ */
+static bool instructions_count(void)
+{
+	static int counts = -1;
+	int fd;
+
+	if (counts >= 0)
+		return counts;
+	fd = raw_open(EV_INST_RETIRED, 0, 0, 1, -1);
+	counts = fd >= 0 && count_loop(fd, 1000) >= 2000;
+	if (fd >= 0)
+		close(fd);
+	return counts;
+}
+
+#define NEED_INSTRUCTIONS()						\
 	do {								\
-		if ((fd) < 0 && (errno == ENOENT || errno == EOPNOTSUPP)) \
-			SKIP(return, "no instructions event: QEMU counts " \
-			     "them only under -icount (the icount boot)"); \
+		if (!instructions_count())				\
+			SKIP(return, "instructions are not counted: QEMU " \
+			     "counts them only under -icount (the icount " \
+			     "boots)");					\
 	} while (0)
 
 TEST(el0_loop_counts_exactly_with_exclude_kernel)
@@ -102,8 +120,8 @@ TEST(el0_loop_counts_exactly_with_exclude_kernel)
 	__u64 a, b;
 	int fd;
 
+	NEED_INSTRUCTIONS();
 	fd = raw_open(EV_INST_RETIRED, 0, 0, 1, -1);
-	NEED_INSTRUCTIONS(fd);
 	ASSERT_LE(0, fd) TH_LOG("%s", strerror(errno));
 	count_loop(fd, 1000);	/* warm: the loop's page and the paths */
 	a = count_loop(fd, 1000);
@@ -126,10 +144,10 @@ TEST(exception_levels_split_the_count_exactly)
 
 	if (!pt_can_count_kernel())
 		SKIP(return, "counting the kernel needs paranoid < 2 or root");
+	NEED_INSTRUCTIONS();
 	raw_attr(&attr, EV_INST_RETIRED, 0);
 	attr.read_format = PERF_FORMAT_GROUP;
 	both = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	NEED_INSTRUCTIONS(both);
 	ASSERT_LE(0, both) TH_LOG("%s", strerror(errno));
 	user = raw_open(EV_INST_RETIRED, 0, 0, 1, both);
 	ASSERT_LE(0, user);
@@ -157,13 +175,13 @@ TEST(cycles_and_instructions_read_as_one_group)
 	struct perf_event_attr attr;
 	int lead, fi, fr;
 
+	NEED_INSTRUCTIONS();
 	raw_attr(&attr, EV_CPU_CYCLES, 0);
 	attr.read_format = PERF_FORMAT_GROUP;
 	attr.exclude_kernel = 1;
 	lead = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	ASSERT_LE(0, lead) TH_LOG("%s", strerror(errno));
 	fi = raw_open(EV_INST_RETIRED, 0, 0, 1, lead);
-	NEED_INSTRUCTIONS(fi);
 	ASSERT_LE(0, fi);
 	/* the generic instructions event is the same counter */
 	memset(&attr, 0, sizeof(attr));
@@ -523,7 +541,17 @@ TEST_F_TIMEOUT(big, long_counters_agree_past_2_to_the_32, 150)
 	ASSERT_EQ(0, ioctl(lead, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
 	ASSERT_EQ(sizeof(g), read(lead, &g, sizeof(g)));
 	EXPECT_LT(1ULL << 32, g.v[0]);
-	EXPECT_EQ(g.v[0], g.v[1]);
+	if (instructions_count()) {
+		/* -icount: both count the same virtual clock, exactly */
+		EXPECT_EQ(g.v[0], g.v[1]);
+	} else {
+		/*
+		 * MTTCG: QEMU reads the host's clock for each counter apart;
+		 * they agree to 1/10000
+		 */
+		EXPECT_GT(g.v[0] / 10000, g.v[0] > g.v[1] ? g.v[0] - g.v[1] :
+			  g.v[1] - g.v[0]);
+	}
 	close(fd);
 	close(lead);
 }

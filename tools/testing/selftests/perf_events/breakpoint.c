@@ -416,6 +416,34 @@ TEST(fifth_breakpoint_of_a_task_is_enospc)
 					     PERF_FLAG_FD_CLOEXEC);
 		ASSERT_LE(0, fds[i]) TH_LOG("slot %d: %s", i, strerror(errno));
 	}
+#if defined(__aarch64__)
+	{
+		/*
+		 * arm64 CPUs have 2 to 16 watchpoints (ID_AA64DFR0_EL1.WRPs)
+		 * and breakpoint registers of their own: with every
+		 * watchpoint taken, an instruction breakpoint still fits
+		 */
+		static volatile __u64 more[16] __attribute__((aligned(64)));
+		int extra[16], n;
+
+		for (n = 0; n < 16; n++) {
+			bp_attr(&attr, &more[n], HW_BREAKPOINT_W, 8);
+			extra[n] = sys_perf_event_open(&attr, 0, -1, -1,
+						       PERF_FLAG_FD_CLOEXEC);
+			if (extra[n] < 0)
+				break;
+		}
+		EXPECT_EQ(ENOSPC, errno);
+		EXPECT_GT(16, n);
+		bp_attr(&attr, (void *)bp_target_fn, HW_BREAKPOINT_X, 4);
+		EXPECT_EQ(0, bp_open_errno(&attr));
+		while (n > 0)
+			close(extra[--n]);
+	}
+	close(fds[2]);
+	fd = bp_open(&watched[4], HW_BREAKPOINT_W, 8, 0, -1);
+	ASSERT_LE(0, fd);
+#else
 	bp_attr(&attr, &watched[4], HW_BREAKPOINT_W, 8);
 	EXPECT_EQ(ENOSPC, bp_open_errno(&attr));
 	bp_attr(&attr, (void *)bp_target_fn, HW_BREAKPOINT_X, sizeof(long));
@@ -426,6 +454,7 @@ TEST(fifth_breakpoint_of_a_task_is_enospc)
 	fd = bp_open(&watched[4], HW_BREAKPOINT_W, 8, 0, -1);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(ENOSPC, bp_open_errno(&attr));
+#endif
 
 	/* all four count at once */
 	write_n(&watched[0], 1);
@@ -618,6 +647,18 @@ TEST(modify_refuses_what_a_breakpoint_cannot_change)
 	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	ASSERT_LE(0, fd);
 
+#if defined(__aarch64__)
+	/* arm64 watches loads alone and 3 bytes; not a nothing, not 9 */
+	bad = attr;
+	bad.bp_type = HW_BREAKPOINT_EMPTY;
+	EXPECT_EQ(EINVAL, modify(fd, &bad));
+	bad = attr;
+	bad.bp_addr += 4;
+	EXPECT_EQ(EINVAL, modify(fd, &bad));
+	bad = attr;
+	bad.bp_len = 9;
+	EXPECT_EQ(EINVAL, modify(fd, &bad));
+#else
 	bad = attr;
 	bad.bp_type = HW_BREAKPOINT_R;
 	EXPECT_EQ(EINVAL, modify(fd, &bad));
@@ -627,6 +668,7 @@ TEST(modify_refuses_what_a_breakpoint_cannot_change)
 	bad = attr;
 	bad.bp_len = 3;
 	EXPECT_EQ(EINVAL, modify(fd, &bad));
+#endif
 	bad = attr;
 	bad.sample_period = 5;
 	EXPECT_EQ(EINVAL, modify(fd, &bad));

@@ -310,7 +310,16 @@ TEST(parent_exit_in_the_middle_keeps_the_child_counting)
 	/* EOF: the child has exited too */
 	ASSERT_EQ(0, read(res[0], &extra, sizeof(extra)));
 	close(res[0]);
+#if defined(__aarch64__)
+	/*
+	 * arm64 (ours and stock): the child's report path after the EOF
+	 * takes one more fault of its own, on the page of its code
+	 */
+	EXPECT_LE(2 * ROUNDS + 64, t1 - t0);
+	EXPECT_GE(2 * ROUNDS + 64 + 1, t1 - t0);
+#else
 	EXPECT_EQ(2 * ROUNDS + 64, t1 - t0);
+#endif
 }
 
 /* An event opened on the parent mid-way counts the parent only. */

@@ -343,6 +343,15 @@ TEST_F_TIMEOUT(matrix, every_cell_answers_as_6_12, 110)
 			for (cap = 0; cap < NR_CAPS; cap++) {
 				got = cell(&self->w, t, cap);
 				want = expected[level + 1][t][cap];
+#if defined(__aarch64__)
+				/*
+				 * arm64 takes no kernel breakpoint of a task
+				 * (hw_breakpoint_arch_parse: EINVAL), once
+				 * the paranoia check lets the open that far
+				 */
+				if (t == T_BP_KERNEL && want != EACCES)
+					want = EINVAL;
+#endif
 				cells++;
 				if (got == want)
 					continue;
