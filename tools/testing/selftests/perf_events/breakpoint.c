@@ -595,6 +595,49 @@ static int modify(int fd, struct perf_event_attr *attr)
 	return ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, attr) ? errno : 0;
 }
 
+#if defined(__aarch64__)
+/*
+ * arm64 keeps watchpoints and breakpoints in registers of their own: a
+ * watchpoint modified into an instruction breakpoint gives its
+ * watchpoint slot back and takes a breakpoint slot (the core's slot
+ * books, per type pool), so a watchpoint fits again afterwards
+ */
+TEST(modify_to_another_type_moves_the_slot)
+{
+	static volatile __u64 more[17] __attribute__((aligned(64)));
+	struct perf_event_attr attr;
+	int fds[17], n, fd;
+
+	for (n = 0; n < 17; n++) {
+		bp_attr(&attr, &more[n], HW_BREAKPOINT_W, 8);
+		fds[n] = sys_perf_event_open(&attr, 0, -1, -1,
+					     PERF_FLAG_FD_CLOEXEC);
+		if (fds[n] < 0)
+			break;
+	}
+	ASSERT_EQ(ENOSPC, errno);
+	ASSERT_LT(0, n);
+	/* the last watchpoint becomes a breakpoint on a function */
+	bp_attr(&attr, (void *)bp_target_fn, HW_BREAKPOINT_X, 4);
+	ASSERT_EQ(0, modify(fds[n - 1], &attr));
+	bp_attr(&attr, &more[n], HW_BREAKPOINT_W, 8);
+	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	EXPECT_LE(0, fd) TH_LOG("no watchpoint slot came back: %s",
+				strerror(errno));
+	/* and the pool is full again */
+	bp_attr(&attr, &more[n + 0], HW_BREAKPOINT_W, 4);
+	EXPECT_EQ(ENOSPC, bp_open_errno(&attr));
+	/* the breakpoint counts its calls */
+	bp_target_fn(1);
+	bp_target_fn(2);
+	EXPECT_EQ(2, pt_read1(fds[n - 1]));
+	if (fd >= 0)
+		close(fd);
+	while (n > 0)
+		close(fds[--n]);
+}
+#endif
+
 TEST(modify_moves_the_breakpoint)
 {
 	struct perf_event_attr attr;
