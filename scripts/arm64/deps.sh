@@ -45,6 +45,9 @@ if [ -n "${missing// /}" ]; then
 fi
 
 mkdir -p "$A/debs" "$A/root"
+# one unpacker at a time (two make runs in one checkout)
+exec 9>"$A/.deps.lock"
+flock 9
 stamp=$A/debs/stamp
 want="busybox-static $PROGS"
 [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && exit 0
