@@ -343,17 +343,42 @@ static void *map_page(int fd)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* A cycles event of this task with the rdpmc bit, mapped and enabled. */
+static int open_user_read(__u64 config1, struct perf_event_mmap_page **pc)
+{
+	int fd = raw_open(EV_CPU_CYCLES, CFG1_RDPMC | config1, 0, 1, -1);
+
+	if (fd < 0)
+		return -1;
+	*pc = map_page(fd);
+	if (!*pc || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The counter read from EL0 lies between two read()s of the fd. */
+static void expect_read_between(struct __test_metadata *_metadata, int fd,
+				struct perf_event_mmap_page *pc)
+{
+	__u64 before, mid, after;
+
+	before = pt_read1(fd);
+	ASSERT_EQ(0, user_read(pc, &mid));
+	after = pt_read1(fd);
+	EXPECT_LE(before, mid);
+	EXPECT_LE(mid, after);
+}
+
 TEST_F(uacc, sysctl_off_gives_no_index_and_el0_traps)
 {
 	struct perf_event_mmap_page *pc;
 	int fd;
 
 	ASSERT_EQ(0, pt_write_int_file(USER_ACCESS, 0));
-	fd = raw_open(EV_CPU_CYCLES, CFG1_RDPMC, 0, 1, -1);
+	fd = open_user_read(0, &pc);
 	ASSERT_LE(0, fd) TH_LOG("%s", strerror(errno));
-	pc = map_page(fd);
-	ASSERT_NE(NULL, pc);
-	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
 	/* the driver marks the event readable; the sysctl withholds it */
 	EXPECT_EQ(1, (int)pc->cap_user_rdpmc);
 	EXPECT_EQ(0, pc->index);
@@ -365,15 +390,12 @@ TEST_F(uacc, sysctl_off_gives_no_index_and_el0_traps)
 TEST_F(uacc, cycles_read_from_el0_in_the_seqlock_loop)
 {
 	struct perf_event_mmap_page *pc;
-	__u64 before, mid, after;
+	__u64 mid;
 	int fd;
 
 	ASSERT_EQ(0, pt_write_int_file(USER_ACCESS, 1));
-	fd = raw_open(EV_CPU_CYCLES, CFG1_RDPMC, 0, 1, -1);
+	fd = open_user_read(0, &pc);
 	ASSERT_LE(0, fd) TH_LOG("%s", strerror(errno));
-	pc = map_page(fd);
-	ASSERT_NE(NULL, pc);
-	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
 	el0_loop(1000);
 	EXPECT_EQ(1, (int)pc->cap_user_rdpmc);
 	/*
@@ -384,11 +406,7 @@ TEST_F(uacc, cycles_read_from_el0_in_the_seqlock_loop)
 	EXPECT_GE(32, pc->index);
 	EXPECT_EQ(32, pc->pmc_width);
 	EXPECT_EQ(0, el0_read_traps());
-	before = pt_read1(fd);
-	ASSERT_EQ(0, user_read(pc, &mid));
-	after = pt_read1(fd);
-	EXPECT_LE(before, mid);
-	EXPECT_LE(mid, after);
+	expect_read_between(_metadata, fd, pc);
 	/* a disabled event has no counter to read */
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
 	EXPECT_EQ(0, pc->index);
@@ -400,7 +418,6 @@ TEST_F(uacc, cycles_read_from_el0_in_the_seqlock_loop)
 TEST_F(uacc, event_counter_read_and_long_width)
 {
 	struct perf_event_mmap_page *pc;
-	__u64 before, mid, after;
 	int fd, fl;
 
 	ASSERT_EQ(0, pt_write_int_file(USER_ACCESS, 1));
@@ -408,20 +425,13 @@ TEST_F(uacc, event_counter_read_and_long_width)
 	fl = raw_open(EV_CPU_CYCLES, 0, 0, 1, -1);
 	ASSERT_LE(0, fl);
 	ASSERT_EQ(0, ioctl(fl, PERF_EVENT_IOC_ENABLE, 0));
-	fd = raw_open(EV_CPU_CYCLES, CFG1_RDPMC, 0, 1, -1);
+	fd = open_user_read(0, &pc);
 	ASSERT_LE(0, fd) TH_LOG("%s", strerror(errno));
-	pc = map_page(fd);
-	ASSERT_NE(NULL, pc);
-	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
 	EXPECT_EQ(1, (int)pc->cap_user_rdpmc);
 	EXPECT_LE(1, pc->index);
 	EXPECT_GE(31, pc->index);
 	EXPECT_EQ(32, pc->pmc_width);
-	before = pt_read1(fd);
-	ASSERT_EQ(0, user_read(pc, &mid));
-	after = pt_read1(fd);
-	EXPECT_LE(before, mid);
-	EXPECT_LE(mid, after);
+	expect_read_between(_metadata, fd, pc);
 	munmap(pc, pt_page_size());
 	close(fd);
 	close(fl);

@@ -403,6 +403,31 @@ TEST(samples_carry_the_watched_address)
 
 /* ---- the four debug registers ------------------------------------------ */
 
+#if defined(__aarch64__)
+/* arm64 CPUs have 2 to 16 watchpoints (ID_AA64DFR0_EL1.WRPs) */
+#define MAX_WRPS	16
+static volatile __u64 more[MAX_WRPS + 1] __attribute__((aligned(64)));
+
+/*
+ * Watch more[0], more[1], ... until the task has no watchpoint left:
+ * their fds in @fds, the number opened returned, errno the last open's
+ */
+static int fill_watchpoints(int fds[MAX_WRPS + 1])
+{
+	struct perf_event_attr attr;
+	int n;
+
+	for (n = 0; n <= MAX_WRPS; n++) {
+		bp_attr(&attr, &more[n], HW_BREAKPOINT_W, 8);
+		fds[n] = sys_perf_event_open(&attr, 0, -1, -1,
+					     PERF_FLAG_FD_CLOEXEC);
+		if (fds[n] < 0)
+			break;
+	}
+	return n;
+}
+#endif
+
 TEST(fifth_breakpoint_of_a_task_is_enospc)
 {
 	struct perf_event_attr attr;
@@ -419,22 +444,15 @@ TEST(fifth_breakpoint_of_a_task_is_enospc)
 #if defined(__aarch64__)
 	{
 		/*
-		 * arm64 CPUs have 2 to 16 watchpoints (ID_AA64DFR0_EL1.WRPs)
-		 * and breakpoint registers of their own: with every
-		 * watchpoint taken, an instruction breakpoint still fits
+		 * arm64 has breakpoint registers apart from its watchpoints:
+		 * with every watchpoint taken, an instruction breakpoint
+		 * still fits
 		 */
-		static volatile __u64 more[16] __attribute__((aligned(64)));
-		int extra[16], n;
+		int extra[MAX_WRPS + 1], n;
 
-		for (n = 0; n < 16; n++) {
-			bp_attr(&attr, &more[n], HW_BREAKPOINT_W, 8);
-			extra[n] = sys_perf_event_open(&attr, 0, -1, -1,
-						       PERF_FLAG_FD_CLOEXEC);
-			if (extra[n] < 0)
-				break;
-		}
+		n = fill_watchpoints(extra);
 		EXPECT_EQ(ENOSPC, errno);
-		EXPECT_GT(16, n);
+		EXPECT_GT(MAX_WRPS, n);
 		bp_attr(&attr, (void *)bp_target_fn, HW_BREAKPOINT_X, 4);
 		EXPECT_EQ(0, bp_open_errno(&attr));
 		while (n > 0)
@@ -604,17 +622,10 @@ static int modify(int fd, struct perf_event_attr *attr)
  */
 TEST(modify_to_another_type_moves_the_slot)
 {
-	static volatile __u64 more[17] __attribute__((aligned(64)));
 	struct perf_event_attr attr;
-	int fds[17], n, fd;
+	int fds[MAX_WRPS + 1], n, fd;
 
-	for (n = 0; n < 17; n++) {
-		bp_attr(&attr, &more[n], HW_BREAKPOINT_W, 8);
-		fds[n] = sys_perf_event_open(&attr, 0, -1, -1,
-					     PERF_FLAG_FD_CLOEXEC);
-		if (fds[n] < 0)
-			break;
-	}
+	n = fill_watchpoints(fds);
 	ASSERT_EQ(ENOSPC, errno);
 	ASSERT_LT(0, n);
 	/* the last watchpoint becomes a breakpoint on a function */
