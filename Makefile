@@ -233,7 +233,9 @@ else
 	-@$(MAKE) --no-print-directory kernel
 endif
 ifeq ($(ARM64_IN_TEST),1)
-	-@$(MAKE) --no-print-directory arm64-kernel
+	-@nice -n 19 $(MAKE) --no-print-directory arm64-qemu & \
+	$(MAKE) --no-print-directory arm64-kernel; \
+	wait
 endif
 	@$(TLOCK) $(MAKE) --no-print-directory _test
 endif

@@ -14,7 +14,10 @@
 #               64-bit event chains two), -icount: arm64_pmu alone, its
 #               counts exact, the kernel at EL1
 #   arm64-vhe   -cpu max with virtualization=on: the kernel runs at EL2
-#               (VHE), -icount: arm64_pmu alone
+#               (VHE), -icount: arm64_pmu, and kvm_guest (a KVM guest of
+#               the test's own: exclude_host/exclude_guest)
+#   arm64-nvhe  the same machine, kvm-arm.mode=nvhe: the kernel at EL1,
+#               KVM's world switch at EL2, -icount: kvm_guest alone
 #
 # Results are named <test>@<boot>-smpN (ours) and <test>@<boot>-stock-smpN
 # (stock). RESULT-FILE gets the PASS/FAIL lines in parse-results.py
@@ -26,7 +29,11 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-export QEMU=qemu-system-aarch64 CONSOLE=ttyAMA0
+# A64_QEMU: the PMU model's qemu-system-aarch64 (make arm64-qemu: Debian's
+# with the CHAIN event, the virt board alone, hence -nodefaults), or
+# Debian's own
+export QEMU=${A64_QEMU:-qemu-system-aarch64} CONSOLE=ttyAMA0
+[ -z "${A64_QEMU:-}" ] || export QEMU_NODEFAULTS=1
 A64_ICOUNT=${A64_ICOUNT:-shift=4,sleep=off}
 # label cpu machine-options icount smp only-tests [kernel-arguments]
 #
@@ -39,7 +46,8 @@ A64_ICOUNT=${A64_ICOUNT:-shift=4,sleep=off}
 # arm64_pmu's user-access tests find the cycle counter taken by it.
 BOOTS=${A64_BOOTS:-"arm64:max::-:${ARM64_SMPS:-2}:-:nmi_watchdog=0
 arm64-a57:cortex-a57::$A64_ICOUNT:1:arm64_pmu
-arm64-vhe:max:virtualization=on:$A64_ICOUNT:1:arm64_pmu"}
+arm64-vhe:max:virtualization=on:$A64_ICOUNT:1:arm64_pmu,kvm_guest
+arm64-nvhe:max:virtualization=on:$A64_ICOUNT:1:kvm_guest:kvm-arm.mode=nvhe"}
 
 boot() {	# KERNEL INITRD MODE LOG CPU MACHINE ICOUNT SMP ONLY [ARGS]
 	local machine=virt,gic-version=3 append="irqchip.gicv3_pseudo_nmi=1 ${10:-}"

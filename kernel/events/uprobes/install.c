@@ -96,13 +96,14 @@ static int uprobe_prepare_insn(struct uprobe *uprobe, struct mm_struct *mm,
 	mutex_lock(&uprobe->insn_mutex);
 	if (uprobe->insn_ready)
 		goto out;
+	/* an array on x86, one __le32 on arm64: take its address either way */
 	err = copy_from_page_cache(uprobe->inode, uprobe->offset,
-				   uprobe->arch.insn, sizeof(uprobe->arch.insn));
+				   &uprobe->arch.insn, sizeof(uprobe->arch.insn));
 	if (err)
 		goto out;
 	/* a trap already there is the program's: not ours to step over */
 	err = -ENOTSUPP;
-	if (is_trap_insn((uprobe_opcode_t *)uprobe->arch.insn))
+	if (is_trap_insn((uprobe_opcode_t *)&uprobe->arch.insn))
 		goto out;
 	err = arch_uprobe_analyze_insn(&uprobe->arch, mm, vaddr);
 	if (err)

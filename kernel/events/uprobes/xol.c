@@ -238,7 +238,7 @@ unsigned long uprobe_xol_get_slot(struct uprobe *uprobe)
 	if (!area)
 		return 0;
 	vaddr = area->vaddr + xol_take_slot(area) * UPROBE_XOL_SLOT_BYTES;
-	arch_uprobe_copy_ixol(area->page, vaddr, uprobe->arch.ixol,
+	arch_uprobe_copy_ixol(area->page, vaddr, &uprobe->arch.ixol,
 			      sizeof(uprobe->arch.ixol));
 	return vaddr;
 }

@@ -6,6 +6,9 @@
 # with patches/ applied in the order of patches/series, configured for
 # qemu-system-x86_64 alone with no optional features, built with ninja at
 # low CPU priority.  Result: OUTDIR/qemu-system-x86_64.
+# PMU_QEMU_TARGET=aarch64: qemu-system-aarch64 (virt board, device trees)
+# with patches/series.aarch64, for the arm64 boots (default OUTDIR
+# build/pmu-qemu-aarch64).
 #
 # Cached: nothing is done (no lock taken) while OUTDIR/.stamp matches the
 # patches and this script; a build runs under build/.qbuild.lock (its own,
@@ -19,17 +22,26 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
-OUT=$(readlink -m "${1:-$ROOT/build/pmu-qemu}")
+TARGET=${PMU_QEMU_TARGET:-x86_64}
+case $TARGET in
+x86_64)	SERIES=$HERE/patches/series; DEFOUT=$ROOT/build/pmu-qemu ;;
+aarch64) SERIES=$HERE/patches/series.aarch64
+	DEFOUT=$ROOT/build/pmu-qemu-aarch64 ;;
+*)	echo "build.sh: PMU_QEMU_TARGET is x86_64 or aarch64" >&2; exit 2 ;;
+esac
+OUT=$(readlink -m "${1:-$DEFOUT}")
 JOBS=${PMU_QEMU_JOBS:-2}
-CONFIGURE=(--target-list=x86_64-softmmu --without-default-features
+CONFIGURE=(--target-list=$TARGET-softmmu --without-default-features
 	   --without-default-devices --disable-docs --disable-tools
 	   --disable-guest-agent --disable-user --disable-werror)
+# the virt board's device tree
+[ "$TARGET" = x86_64 ] || CONFIGURE+=(--enable-fdt=system)
 
-series=$(grep -v -e '^#' -e '^[[:space:]]*$' "$HERE/patches/series")
+series=$(grep -v -e '^#' -e '^[[:space:]]*$' "$SERIES")
 key=$( { for p in $series; do sha256sum "$HERE/patches/$p"; done
 	 sha256sum "$HERE/build.sh"; echo "${PMU_QEMU_VERSION:-}"; } |
        sha256sum | cut -d' ' -f1)
-bin=$OUT/qemu-system-x86_64
+bin=$OUT/qemu-system-$TARGET
 if [ -x "$bin" ] && [ "$(cat "$OUT/.stamp" 2>/dev/null)" = "$key" ]; then
 	exit 0
 fi
@@ -83,10 +95,10 @@ if [ ! -f "$OUT/obj/build.ninja" ]; then
 fi
 export CCACHE_BASEDIR=$ROOT CCACHE_NOHASHDIR=1
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-12G}
-echo "  QEMU    ninja -j$JOBS qemu-system-x86_64 (nice 19)"
-(cd "$OUT/obj" && nice -n 19 ninja -j"$JOBS" qemu-system-x86_64 > ninja.log 2>&1) ||
+echo "  QEMU    ninja -j$JOBS qemu-system-$TARGET (nice 19)"
+(cd "$OUT/obj" && nice -n 19 ninja -j"$JOBS" qemu-system-$TARGET > ninja.log 2>&1) ||
 	{ grep -A20 -m3 '^FAILED' "$OUT/obj/ninja.log" || tail -n 30 "$OUT/obj/ninja.log"; exit 1; }
-cp "$OUT/obj/qemu-system-x86_64" "$bin.tmp"
+cp "$OUT/obj/qemu-system-$TARGET" "$bin.tmp"
 mv "$bin.tmp" "$bin"
 echo "$key" > "$OUT/.stamp"
 echo "  QEMU    ${bin#"$ROOT"/}: built in $(( $(date +%s) - start ))s"

@@ -420,6 +420,77 @@ TEST_F(tp, period_three_across_context_switches)
 }
 
 /*
+ * A witness of every sched_waking of @pid: CPU-wide events (the CPU's
+ * list of the tracepoint, not the woken task's context), each hit a
+ * sample of the waker's pid, tid, CPU and kernel stack.
+ */
+struct tp_witness {
+	int ncpu;
+	int fd[PT_MAX_CPUS];
+	struct pt_rb rb[PT_MAX_CPUS];
+};
+
+static int witness_open(struct tp_witness *w, long long id, pid_t pid)
+{
+	struct perf_event_attr attr;
+	char filter[64];
+	int cpu;
+
+	w->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	tp_attr(&attr, id, 1, PERF_SAMPLE_TID | PERF_SAMPLE_CPU |
+		PERF_SAMPLE_CALLCHAIN);
+	attr.disabled = 0;
+	attr.exclude_callchain_user = 1;
+	snprintf(filter, sizeof(filter), "pid == %d", pid);
+	for (cpu = 0; cpu < w->ncpu; cpu++) {
+		w->fd[cpu] = sys_perf_event_open(&attr, -1, cpu, -1, 0);
+		if (w->fd[cpu] < 0 ||
+		    ioctl(w->fd[cpu], PERF_EVENT_IOC_SET_FILTER, filter) ||
+		    pt_rb_map(&w->rb[cpu], w->fd[cpu], 8))
+			return -1;
+	}
+	return 0;
+}
+
+/* The wakeups the witness saw; each logged when @log */
+static int witness_close(struct __test_metadata *_metadata,
+			 struct tp_witness *w, bool log)
+{
+	struct perf_event_header *h;
+	struct pt_recs r;
+	int cpu, n = 0;
+
+	for (cpu = 0; cpu < w->ncpu; cpu++) {
+		ioctl(w->fd[cpu], PERF_EVENT_IOC_DISABLE, 0);
+		if (pt_rb_drain(&w->rb[cpu], &r))
+			continue;
+		pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
+			struct {
+				__u32 pid, tid, cpu, res;
+				__u64 nr, ip[];
+			} *s = (void *)(h + 1);
+			char chain[256] = "";
+			__u64 i;
+
+			n++;
+			for (i = 0; log && i < s->nr && i < 12; i++) {
+				size_t len = strlen(chain);
+
+				snprintf(chain + len, sizeof(chain) - len,
+					 " %llx", (unsigned long long)s->ip[i]);
+			}
+			if (log)
+				TH_LOG("waking by %u/%u on CPU %u:%s", s->pid,
+				       s->tid, s->cpu, chain);
+		}
+		pt_recs_free(&r);
+		pt_rb_unmap(&w->rb[cpu]);
+		close(w->fd[cpu]);
+	}
+	return n;
+}
+
+/*
  * A hit about another task is counted but never sampled (as in 6.12): a
  * sample would be taken in the waker, with the waker's registers and
  * user stack, which are none of the woken task's business.
@@ -431,7 +502,10 @@ TEST(tracepoint_about_another_task_is_counted_not_sampled)
 	int p[2], fd[PT_MAX_CPUS], i, cpu, ncpu;
 	struct pt_recs r;
 	long long id, sum = 0, samples = 0;
-	char filter[64];
+	struct perf_event_header *h;
+	struct tp_witness w;
+	char filter[64], per_cpu[256] = "";
+	int seen;
 	pid_t c;
 
 	if (tp_id() < 0 ||
@@ -443,6 +517,7 @@ TEST(tracepoint_about_another_task_is_counted_not_sampled)
 	c = sleeper(p[0]);
 	ASSERT_LT(0, c);
 
+	ASSERT_EQ(0, witness_open(&w, id, c));
 	tp_attr(&attr, id, 1, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN);
 	attr.disabled = 0;
 	snprintf(filter, sizeof(filter), "pid == %d", c);
@@ -458,15 +533,29 @@ TEST(tracepoint_about_another_task_is_counted_not_sampled)
 	}
 	ASSERT_EQ(0, wait_sleeping(c));
 	for (cpu = 0; cpu < ncpu; cpu++) {
-		sum += pt_read1(fd[cpu]);
+		long long v = pt_read1(fd[cpu]);
+		size_t len = strlen(per_cpu);
+
+		snprintf(per_cpu + len, sizeof(per_cpu) - len, " %lld", v);
+		sum += v;
 		ASSERT_EQ(0, pt_rb_drain(&rb[cpu], &r));
 		samples += pt_recs_count(&r, PERF_RECORD_SAMPLE);
+		pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
+			__u64 *ip = (void *)(h + 1), k;
+
+			TH_LOG("sample in CPU %d's event: ip %llx, %llu ips",
+			       cpu, ip[0], ip[1]);
+			for (k = 0; k < ip[1] && k < 16; k++)
+				TH_LOG("  %llx", ip[2 + k]);
+		}
 		pt_recs_free(&r);
 		pt_rb_unmap(&rb[cpu]);
 		close(fd[cpu]);
 	}
-	EXPECT_EQ(4, sum) TH_LOG("%lld wakeups counted", sum);
-	EXPECT_EQ(0, samples);
+	seen = witness_close(_metadata, &w, sum != 4 || samples);
+	EXPECT_EQ(4, sum) TH_LOG("%lld wakeups counted (per CPU:%s), %d seen",
+				 sum, per_cpu, seen);
+	EXPECT_EQ(0, samples) TH_LOG("%lld samples", samples);
 	ASSERT_EQ(1, write(p[1], "q", 1));
 	waitpid(c, NULL, 0);
 }
