@@ -345,8 +345,12 @@ TEST(tracepoint_about_another_task_counts_in_its_context)
 		ASSERT_LT(0, c[t]);
 	}
 
+	/*
+	 * Disabled until filtered: the sleepers may still be running their
+	 * first steps, and an unfiltered event of a running task counts
+	 * every sched_waking on its CPU (an interrupt waking a kthread)
+	 */
 	tp_attr(&attr, id, 0, 0);
-	attr.disabled = 0;
 	for (t = 0; t < 2; t++) {
 		snprintf(filter, sizeof(filter), "pid == %d", c[t]);
 		for (cpu = 0; cpu < ncpu; cpu++) {
@@ -354,10 +358,12 @@ TEST(tracepoint_about_another_task_counts_in_its_context)
 			ASSERT_LE(0, fd[t][cpu]) TH_LOG("open: %s", strerror(errno));
 			ASSERT_EQ(0, ioctl(fd[t][cpu], PERF_EVENT_IOC_SET_FILTER,
 					   filter));
+			ASSERT_EQ(0, pt_ioctl(fd[t][cpu], PERF_EVENT_IOC_ENABLE));
 		}
 		any[t] = sys_perf_event_open(&attr, c[t], -1, -1, 0);
 		ASSERT_LE(0, any[t]);
 		ASSERT_EQ(0, ioctl(any[t], PERF_EVENT_IOC_SET_FILTER, filter));
+		ASSERT_EQ(0, pt_ioctl(any[t], PERF_EVENT_IOC_ENABLE));
 	}
 
 	/* 5 wakeups of the first, 3 of the second, each asleep in read() */
@@ -439,14 +445,14 @@ static int witness_open(struct tp_witness *w, long long id, pid_t pid)
 	w->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	tp_attr(&attr, id, 1, PERF_SAMPLE_TID | PERF_SAMPLE_CPU |
 		PERF_SAMPLE_CALLCHAIN);
-	attr.disabled = 0;
 	attr.exclude_callchain_user = 1;
 	snprintf(filter, sizeof(filter), "pid == %d", pid);
 	for (cpu = 0; cpu < w->ncpu; cpu++) {
 		w->fd[cpu] = sys_perf_event_open(&attr, -1, cpu, -1, 0);
 		if (w->fd[cpu] < 0 ||
 		    ioctl(w->fd[cpu], PERF_EVENT_IOC_SET_FILTER, filter) ||
-		    pt_rb_map(&w->rb[cpu], w->fd[cpu], 8))
+		    pt_rb_map(&w->rb[cpu], w->fd[cpu], 8) ||
+		    pt_ioctl(w->fd[cpu], PERF_EVENT_IOC_ENABLE))
 			return -1;
 	}
 	return 0;
@@ -518,14 +524,15 @@ TEST(tracepoint_about_another_task_is_counted_not_sampled)
 	ASSERT_LT(0, c);
 
 	ASSERT_EQ(0, witness_open(&w, id, c));
+	/* disabled until filtered (as in the test above) */
 	tp_attr(&attr, id, 1, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN);
-	attr.disabled = 0;
 	snprintf(filter, sizeof(filter), "pid == %d", c);
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		fd[cpu] = sys_perf_event_open(&attr, c, cpu, -1, 0);
 		ASSERT_LE(0, fd[cpu]) TH_LOG("open: %s", strerror(errno));
 		ASSERT_EQ(0, ioctl(fd[cpu], PERF_EVENT_IOC_SET_FILTER, filter));
 		ASSERT_EQ(0, pt_rb_map(&rb[cpu], fd[cpu], 4));
+		ASSERT_EQ(0, pt_ioctl(fd[cpu], PERF_EVENT_IOC_ENABLE));
 	}
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(0, wait_sleeping(c));
