@@ -27,13 +27,11 @@ ARM64_SMPS   ?= 2
 ARM64_SKIP   ?= \
 	x86_msr \
 	ptrace_dr \
-	uprobe \
 	bpftrace_tool \
 	perf_probe_tool \
 	distro_modules
 # x86_msr        the msr PMU and x86's PERF_CAPABILITIES
 # ptrace_dr      x86's debug registers through PTRACE_POKEUSER
-# uprobe         x86 code in the test (its probed functions are x86 asm)
 # bpftrace_tool, perf_probe_tool  bpftrace and perf probe's SDT notes
 #                are x86 builds (the image has arm64 perf and gdb)
 # distro_modules x86's device PMU modules (idxd, RAPL)
