@@ -17,6 +17,11 @@ A64_IMAGE    := arch/arm64/boot/Image
 A64_HDRS     := $(B)/headers-arm64
 A64_PTESTS   := $(B)/ptests-arm64
 A64_INITRD   := $(B)/initramfs-arm64.cpio.gz
+# the stock kernel's image: the same, with the test modules built
+# against the stock tree (a module is built for one kernel's structs)
+A64_INITRD_STOCK := $(B)/initramfs-arm64-stock.cpio.gz
+A64_MODS     := $(B)/testmods-arm64
+A64_MODS_STOCK := $(B)/testmods-arm64-stock
 # QEMU for the boots: Debian's 7.2 with the CHAIN event in its PMUv3
 # (tools/testing/pmu-model/patches/series.aarch64), virt board alone
 A64_QEMU     := $(B)/pmu-qemu-aarch64/qemu-system-aarch64
@@ -37,18 +42,19 @@ ARM64_SKIP   ?= \
 # distro_modules x86's device PMU modules (idxd, RAPL)
 
 .PHONY: arm64-deps arm64-kernel arm64-stock arm64-headers arm64-ptests \
-	arm64-runas arm64-initramfs arm64-qemu arm64-test _arm64-test arm64-run
+	arm64-runas arm64-testmods arm64-initramfs arm64-qemu arm64-test \
+	_arm64-test arm64-run
 
 arm64-deps: deps
 	@$(S)/arm64/deps.sh
 
 arm64-kernel: arm64-deps
 	@$(KLOCK) env KARCH=arm64 JOBS=$(JOBS) $(S)/kernel/kbuild.sh ours \
-		$(B)/obj-arm64 $(A64_FRAGS) -- Image
+		$(B)/obj-arm64 $(A64_FRAGS) -- Image modules
 
 arm64-stock: arm64-deps
 	@$(KLOCK) env KARCH=arm64 JOBS=$(JOBS) $(S)/kernel/kbuild.sh stock \
-		$(B)/obj-stock-arm64 $(A64_FRAGS) -- Image
+		$(B)/obj-stock-arm64 $(A64_FRAGS) -- Image modules
 
 arm64-headers: arm64-deps
 	@$(KLOCK) env KARCH=arm64 JOBS=$(JOBS) $(S)/kernel/kbuild.sh ours \
@@ -67,10 +73,29 @@ arm64-runas: arm64-deps
 	@[ $(A64)/runas -nt $(S)/guest/runas.c ] || \
 		aarch64-linux-gnu-gcc -static -O2 -Wall -o $(A64)/runas $(S)/guest/runas.c
 
-arm64-initramfs: arm64-ptests arm64-runas
+# The test modules (device_pmu, aux_area) against each arm64 kernel that
+# was built (modules need its Module.symvers): ours always, stock for
+# make arm64-test; PERF_TEST_STOCK=1 as for x86's stock builds.
+# $(call a64_mods,TREE,OBJ,OUT,EXTRA): the modules into OUT, or none
+a64_mods = rm -rf $(3); [ ! -f $(2)/Module.symvers ] || { \
+	mkdir -p $(3) && cp $(TESTMOD_DIR)/Makefile $(TESTMOD_DIR)/*.c $(3)/ && \
+	echo "  MODULES $(3)" && \
+	$(KLOCK) env -u MAKEFLAGS -u MAKELEVEL $(MAKE) -s -C $(1) O=$(2) \
+		ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- M=$(3) $(4) modules; }
+
+arm64-testmods: arm64-deps
+	@$(call a64_mods,$(B)/linux,$(B)/obj-arm64,$(A64_MODS),)
+	@$(call a64_mods,$(B)/linux-stock,$(B)/obj-stock-arm64,$(A64_MODS_STOCK),PERF_TEST_STOCK=1)
+
+arm64-initramfs: arm64-ptests arm64-runas arm64-testmods
 	@{ awk -v skip=" $(ARM64_SKIP) " '/^#/ || !NF || !index(skip, " " $$1 " ")' \
 		$(PTEST_DIR)/tests.list; cat $(PTEST_DIR)/tests-arm64.list; } > $(A64)/tests.list
 	@$(TLOCK) $(S)/guest/mkinitramfs.sh -a arm64 -o $(A64_INITRD) \
+		$(foreach m,$(wildcard $(A64_MODS)/*.ko),-m $(m)) \
+		-t $(A64)/tests.list:$(A64_PTESTS)
+	@rm -f $(A64_INITRD_STOCK)
+	@[ ! -d $(A64_MODS_STOCK) ] || $(TLOCK) $(S)/guest/mkinitramfs.sh -a arm64 \
+		-o $(A64_INITRD_STOCK) $(patsubst %,-m %,$(wildcard $(A64_MODS_STOCK)/*.ko)) \
 		-t $(A64)/tests.list:$(A64_PTESTS)
 
 arm64-qemu: arm64-deps
@@ -83,7 +108,8 @@ arm64-test: arm64-deps
 
 _arm64-test: arm64-initramfs arm64-qemu
 	@mkdir -p $(B)/logs
-	@ARM64_SMPS=$(ARM64_SMPS) A64_QEMU=$(A64_QEMU) $(S)/arm64/run.sh \
+	@ARM64_SMPS=$(ARM64_SMPS) A64_QEMU=$(A64_QEMU) \
+	A64_INITRD_STOCK=$(A64_INITRD_STOCK) $(S)/arm64/run.sh \
 		$(B)/obj-arm64/$(A64_IMAGE) $(B)/obj-stock-arm64/$(A64_IMAGE) \
 		$(A64_INITRD) $(B)/logs/arm64.result
 

@@ -75,12 +75,16 @@ while IFS=: read -r label cpu machine icount smp only kargs; do
 		awk -v only=" ${only//,/ } " 'index(only, " " $1 " ")' "$list" > "$blist"
 	fi
 	for kind in ${ARM64_KINDS:-ours stock}; do
-		kernel=$ours suffix=$label
-		[ $kind = stock ] && kernel=$stock suffix=$label-stock
+		kernel=$ours suffix=$label kinitrd=$initrd
+		if [ $kind = stock ]; then
+			kernel=$stock suffix=$label-stock
+			# its own test modules, where make arm64-test built them
+			[ ! -f "${A64_INITRD_STOCK:-}" ] || kinitrd=$A64_INITRD_STOCK
+		fi
 		log=$logs/$suffix-smp$smp.log
 		rm -f "$log"
 		if [ -f "$kernel" ]; then
-			boot "$kernel" "$initrd" run "$log" "$cpu" "$machine" "$icount" \
+			boot "$kernel" "$kinitrd" run "$log" "$cpu" "$machine" "$icount" \
 				"$smp" "$only" "$kargs"
 		else
 			echo "  NOTE    no $kernel: it did not build"
