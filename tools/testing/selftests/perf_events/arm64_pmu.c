@@ -25,8 +25,12 @@
  */
 #include "perf_test.h"
 
+#include <asm/hwcap.h>
+#include <asm/perf_regs.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
 
 #include "kselftest_harness.h"
 
@@ -496,6 +500,57 @@ TEST_F(uacc, refusals)
 	close(fd);
 }
 
+/* ---- VG, the extended register --------------------------------------- */
+
+/*
+ * PERF_SAMPLE_REGS_USER with VG (SVE's vector length in 64-bit granules,
+ * arm64's one extended register): the core lets it through to a PMU with
+ * PERF_PMU_CAP_EXTENDED_REGS (arm_pmu), and each sample carries the
+ * task's vector length as it is then: 4 at a 32-byte vector, 2 at 16.
+ */
+TEST(vg_is_sampled_as_the_tasks_vector_length)
+{
+	static const int vls[] = { 32, 16 };
+	struct perf_event_attr attr;
+	unsigned int k;
+
+	if (!(getauxval(AT_HWCAP) & HWCAP_SVE))
+		SKIP(return, "no SVE: VG is a reserved register bit");
+	for (k = 0; k < 2; k++) {
+		struct perf_event_header *h;
+		struct pt_rb rb;
+		struct pt_recs r;
+		int fd, n = 0;
+
+		ASSERT_EQ(vls[k], prctl(PR_SVE_SET_VL, vls[k]) & PR_SVE_VL_LEN_MASK);
+		raw_attr(&attr, EV_CPU_CYCLES, 0);
+		attr.exclude_kernel = 1;
+		attr.sample_period = 200000;
+		attr.sample_type = PERF_SAMPLE_REGS_USER;
+		attr.sample_regs_user = (1ULL << PERF_REG_ARM64_PC) |
+					(1ULL << PERF_REG_ARM64_VG);
+		fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		ASSERT_LE(0, fd) TH_LOG("%s", strerror(errno));
+		ASSERT_EQ(0, pt_rb_map(&rb, fd, 8));
+		ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+		el0_loop(3000000);
+		ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
+		ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+		pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
+			/* abi, then PC (bit 32), then VG (bit 46) */
+			__u64 *v = (void *)(h + 1);
+
+			n++;
+			EXPECT_EQ(PERF_SAMPLE_REGS_ABI_64, v[0]);
+			EXPECT_EQ(vls[k] * 8 / 64, v[2]) TH_LOG("VG %llu", v[2]);
+		}
+		EXPECT_LT(0, n);
+		pt_recs_free(&r);
+		pt_rb_unmap(&rb);
+		close(fd);
+	}
+}
+
 /* ---- 64-bit counters ------------------------------------------------- */
 
 /*
@@ -556,10 +611,11 @@ TEST_F_TIMEOUT(big, long_counters_agree_past_2_to_the_32, 150)
 		EXPECT_EQ(g.v[0], g.v[1]);
 	} else {
 		/*
-		 * MTTCG: QEMU reads the host's clock for each counter apart;
-		 * they agree to 1/10000
+		 * MTTCG: QEMU reads the host's clock for each counter apart,
+		 * and a busy host can preempt its vCPU between the two: they
+		 * agree to 1/1000 (1.1/10000 seen beside a kernel build)
 		 */
-		EXPECT_GT(g.v[0] / 10000, g.v[0] > g.v[1] ? g.v[0] - g.v[1] :
+		EXPECT_GT(g.v[0] / 1000, g.v[0] > g.v[1] ? g.v[0] - g.v[1] :
 			  g.v[1] - g.v[0]);
 	}
 	close(fd);
