@@ -316,10 +316,9 @@ TEST_F(kvm, host_and_guest_add_up_to_both_exactly)
 /*
  * A sampling event on the guest alone: each sample is the guest's
  * (cpumode GUEST_KERNEL, its PC within guest_code), taken for the VMM's
- * task. How many there are is QEMU's: its PMUv3 under -icount raises
- * the overflow interrupt late, so that one sample covers several
- * periods, on the stock kernel as on ours (5 samples where the count
- * made 50 periods).
+ * task. How many there are is QEMU's: its PMUv3 under -icount takes
+ * about one sample in ten periods, on the stock kernel as on ours and
+ * for a host loop alike (5 samples where the count made 50 periods).
  */
 TEST_F(kvm, guest_samples_carry_the_guest_pc)
 {
