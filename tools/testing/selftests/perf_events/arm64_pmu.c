@@ -25,16 +25,17 @@
  */
 #include "perf_test.h"
 
-#include <asm/hwcap.h>
-#include <asm/perf_regs.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <sys/auxv.h>
-#include <sys/prctl.h>
 
 #include "kselftest_harness.h"
 
 #if defined(__aarch64__)
+
+#include <asm/hwcap.h>
+#include <asm/perf_regs.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
 
 #define USER_ACCESS	"/proc/sys/kernel/perf_user_access"
 #define EV_SW_INCR	0x00
