@@ -75,7 +75,8 @@ arm64-runas: arm64-deps
 
 # The test modules (device_pmu, aux_area) against each arm64 kernel that
 # was built (modules need its Module.symvers): ours always, stock for
-# make arm64-test; PERF_TEST_STOCK=1 as for x86's stock builds.
+# make arm64-test (not when ARM64_KINDS leaves stock out, as make test
+# does); PERF_TEST_STOCK=1 as for x86's stock builds.
 # $(call a64_mods,TREE,OBJ,OUT,EXTRA): the modules into OUT, or none
 a64_mods = rm -rf $(3); [ ! -f $(2)/Module.symvers ] || { \
 	mkdir -p $(3) && cp $(TESTMOD_DIR)/Makefile $(TESTMOD_DIR)/*.c $(3)/ && \
@@ -85,7 +86,11 @@ a64_mods = rm -rf $(3); [ ! -f $(2)/Module.symvers ] || { \
 
 arm64-testmods: arm64-deps
 	@$(call a64_mods,$(B)/linux,$(B)/obj-arm64,$(A64_MODS),)
+ifneq ($(filter stock,$(or $(ARM64_KINDS),stock)),)
 	@$(call a64_mods,$(B)/linux-stock,$(B)/obj-stock-arm64,$(A64_MODS_STOCK),PERF_TEST_STOCK=1)
+else
+	@rm -rf $(A64_MODS_STOCK)
+endif
 
 arm64-initramfs: arm64-ptests arm64-runas arm64-testmods
 	@{ awk -v skip=" $(ARM64_SKIP) " '/^#/ || !NF || !index(skip, " " $$1 " ")' \
