@@ -455,11 +455,59 @@ TEST_F(uacc, event_counter_read_and_long_width)
 	close(fd);
 }
 
-TEST_F(uacc, el0_access_follows_the_task_with_the_event)
+/* A child pinned to @cpu that exits 0 when its EL0 read traps. */
+static int child_traps_on(int cpu)
 {
-	int fd, status;
+	cpu_set_t set;
+	int status;
 	pid_t pid;
 
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			_exit(2);
+		_exit(el0_read_traps() ? 0 : 1);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * arm_pmuv3 sets PMUSERENR_EL0 in its start(), which pmu_enable() calls
+ * only while a counter of the CPU is in use: on a CPU whose PMU is idle
+ * the last setting stays (stock and ours alike). A CPU event of each CPU
+ * on an event counter keeps a counter in use everywhere, so every
+ * switch decides afresh from perf_cpu_task_ctx(), which our core must
+ * have cleared before the pmu_enable() that follows the task's del().
+ * The test pins itself to CPU 0; the children run after it on CPU 0
+ * (it waits for them there) and on the last CPU.
+ */
+TEST_F(uacc, el0_access_follows_the_task_with_the_event)
+{
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct perf_event_attr attr;
+	int fd, cpu, cpufd[64];
+	cpu_set_t set;
+
+	ASSERT_LT(0, ncpu);
+	if (ncpu > 64)
+		ncpu = 64;
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	raw_attr(&attr, EV_INST_RETIRED, 0);
+	attr.disabled = 0;
+	attr.pinned = 1;
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		cpufd[cpu] = sys_perf_event_open(&attr, -1, cpu, -1,
+						 PERF_FLAG_FD_CLOEXEC);
+		ASSERT_LE(0, cpufd[cpu]) TH_LOG("cpu %d: %s", cpu, strerror(errno));
+	}
 	ASSERT_EQ(0, pt_write_int_file(USER_ACCESS, 1));
 	/* a task without a user-read event: EL0 access stays shut */
 	EXPECT_EQ(1, el0_read_traps());
@@ -467,16 +515,14 @@ TEST_F(uacc, el0_access_follows_the_task_with_the_event)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
 	EXPECT_EQ(0, el0_read_traps());
-	/* a child on the same CPUs: not inherited, so no access there */
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid)
-		_exit(el0_read_traps() ? 0 : 1);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_EQ(0, WEXITSTATUS(status));
-	/* after switches to the child and back, still open here */
+	/* children, not inherited: no access, here or elsewhere */
+	EXPECT_EQ(0, child_traps_on(0));
+	EXPECT_EQ(0, child_traps_on(ncpu - 1));
+	/* after switches to the children and back, still open here */
 	EXPECT_EQ(0, el0_read_traps());
 	close(fd);
+	for (cpu = 0; cpu < ncpu; cpu++)
+		close(cpufd[cpu]);
 }
 
 TEST_F(uacc, refusals)
