@@ -1016,16 +1016,21 @@ static int cycles_main(long n)
 /*
  * No arguments (make test): 120 seconds of fuzz with 4 workers and
  * hotplug churn on two or more CPUs; a kselftest skip on one.
+ * PERF_FUZZ_SECONDS in the environment (a kernel argument, which the
+ * kernel passes to init) sets another length: make test's arm64 boot
+ * fuzzes the same core for 60 seconds through the arm64 driver.
  */
 static int in_test_main(void)
 {
+	const char *env = getenv("PERF_FUZZ_SECONDS");
 	__u64 seed = pt_now_ns();
+	int seconds = env ? atoi(env) : 120;
 
 	if (pt_nr_cpus() < 2) {
 		printf("perf_fuzz: skipped on one CPU\n");
 		return 4;
 	}
-	return fuzz_main(seed, 120, 4);
+	return fuzz_main(seed, seconds > 0 ? seconds : 120, 4);
 }
 
 /* perf_test.h brings the kselftest harness, which this program does not use */
