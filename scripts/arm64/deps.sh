@@ -18,6 +18,9 @@ PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm"
 # mkinitramfs.sh -a arm64 copies the binaries with the libraries their
 # ELF headers name (scripts/guest/bins.sh: copy_bin_root)
 PROGS="linux-perf gdb-minimal"
+# and arm64's <sys/sdt.h> (systemtap-sdt-dev, headers alone: Multi-Arch
+# same, in usr/include/aarch64-linux-gnu), for perf_probe_tool's SDT note
+HDRS="systemtap-sdt-dev"
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -49,7 +52,7 @@ mkdir -p "$A/debs" "$A/root"
 exec 9>"$A/.deps.lock"
 flock 9
 stamp=$A/debs/stamp
-want="busybox-static $PROGS"
+want="busybox-static $PROGS $HDRS"
 [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && exit 0
 # the lib* packages of the closure, as apt resolves it for arm64
 # shellcheck disable=SC2086
@@ -57,14 +60,14 @@ libs=$(apt-cache depends --recurse --no-recommends --no-suggests \
 	--no-conflicts --no-breaks --no-replaces --no-enhances \
 	$(printf '%s:arm64 ' $PROGS) 2>/dev/null |
 	sed -n 's/^\(z*lib[^ <>]*\):arm64$/\1/p' | sort -u)
-echo "  DEPS    arm64 busybox-static $PROGS and $(echo "$libs" | wc -w) libraries -> build/arm64/root"
+echo "  DEPS    arm64 busybox-static $PROGS $HDRS and $(echo "$libs" | wc -w) libraries -> build/arm64/root"
 rm -rf "${A:?}/debs/"*.deb "$A/root"
 mkdir -p "$A/root"
 # shellcheck disable=SC2046
-(cd "$A/debs" && apt-get download -qq $(printf '%s:arm64 ' busybox-static $PROGS $libs) 2>/dev/null) || {
+(cd "$A/debs" && apt-get download -qq $(printf '%s:arm64 ' busybox-static $PROGS $HDRS $libs) 2>/dev/null) || {
 	[ -n "$updated" ] || $SUDO apt-get update -qq
 	# shellcheck disable=SC2046
-	(cd "$A/debs" && apt-get download -qq $(printf '%s:arm64 ' busybox-static $PROGS $libs))
+	(cd "$A/debs" && apt-get download -qq $(printf '%s:arm64 ' busybox-static $PROGS $HDRS $libs))
 }
 for d in "$A/debs/"*.deb; do
 	dpkg -x "$d" "$A/root"

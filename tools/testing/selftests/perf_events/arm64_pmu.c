@@ -16,7 +16,9 @@
  *   the counter read from EL0 in the seqlock loop, EL0 access open only
  *   to a task with such an event (our core's ctx->nr_user, read through
  *   perf_cpu_task_ctx()), and the refusals: a CPU event (EINVAL), a
- *   disabled event (index 0), the sysctl off (index 0, and a trap);
+ *   disabled event (index 0), the sysctl off (index 0, and a trap); the
+ *   page's clock fields (the generic timer to the perf clock) extend
+ *   time_enabled/time_running to what read() says, and date a sample;
  * - 64-bit counters (config1:0): a cycles count past 2^32 in the cycle
  *   counter and in an event counter (chained on a PMU whose counters are
  *   32 bits) agree exactly.
@@ -416,6 +418,119 @@ TEST_F(uacc, cycles_read_from_el0_in_the_seqlock_loop)
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
 	EXPECT_EQ(0, pc->index);
 	EXPECT_EQ(-1, user_read(pc, &mid));
+	munmap(pc, pt_page_size());
+	close(fd);
+}
+
+/* the generic timer's virtual count, as EL0 reads it (CNTKCTL_EL1 lets it) */
+static __u64 read_cntvct(void)
+{
+	__u64 v;
+
+	asm volatile("isb; mrs %0, cntvct_el0" : "=r"(v) : : "memory");
+	return v;
+}
+
+/*
+ * The control page's clock, the uapi header's way: the counter (widened
+ * by time_cycles/time_mask for a short one) in ns, added to time_offset
+ * (the time since time_enabled/time_running were taken: *enabled,
+ * *running) and to time_zero (the perf clock: *clock). Return: 0, or -1
+ * when the page offers no clock.
+ */
+static int page_times(volatile struct perf_event_mmap_page *pc,
+		      __u64 *enabled, __u64 *running, __u64 *clock)
+{
+	__u64 cyc, quot, rem, ns;
+	__u32 seq;
+
+	do {
+		seq = pc->lock;
+		__sync_synchronize();
+		if (!pc->cap_user_time || !pc->cap_user_time_zero)
+			return -1;
+		cyc = read_cntvct();
+		if (pc->cap_user_time_short)
+			cyc = pc->time_cycles +
+			      ((cyc - pc->time_cycles) & pc->time_mask);
+		quot = cyc >> pc->time_shift;
+		rem = cyc & (((__u64)1 << pc->time_shift) - 1);
+		ns = quot * pc->time_mult +
+		     ((rem * pc->time_mult) >> pc->time_shift);
+		*enabled = pc->time_enabled + pc->time_offset + ns;
+		*running = pc->time_running +
+			   (pc->index ? pc->time_offset + ns : 0);
+		*clock = pc->time_zero + ns;
+		__sync_synchronize();
+	} while (pc->lock != seq);
+	return 0;
+}
+
+/*
+ * arm_pmuv3 gives a user-read event the clock fields (sched_clock runs
+ * on the generic timer), and our core hands it the perf clock at which
+ * it took time_enabled and time_running: extended to now by the page,
+ * both lie between two read()s. time_zero turns the timer into the
+ * perf clock of a sample's TIME. (1 ns either side: the page's and
+ * sched_clock's roundings of the same count.)
+ */
+TEST_F(uacc, control_page_clock_extends_the_times_and_dates_samples)
+{
+	struct perf_event_attr attr;
+	struct perf_event_mmap_page *pc;
+	__u64 bef[3], aft[3], en, run, clk0, clk1, x;
+	struct perf_event_header *h;
+	struct pt_recs r;
+	struct pt_rb rb;
+	int fd, sfd, k, n = 0;
+
+	ASSERT_EQ(0, pt_write_int_file(USER_ACCESS, 1));
+	raw_attr(&attr, EV_CPU_CYCLES, CFG1_RDPMC);
+	attr.exclude_kernel = 1;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("%s", strerror(errno));
+	pc = map_page(fd);
+	ASSERT_NE(NULL, pc);
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
+	el0_loop(100000);
+	EXPECT_EQ(1, (int)pc->cap_user_time);
+	EXPECT_EQ(1, (int)pc->cap_user_time_zero);
+	EXPECT_EQ(1, (int)pc->cap_user_time_short);
+	for (k = 0; k < 50; k++) {
+		ASSERT_EQ(24, read(fd, bef, sizeof(bef)));
+		ASSERT_EQ(0, page_times(pc, &en, &run, &clk0));
+		ASSERT_EQ(24, read(fd, aft, sizeof(aft)));
+		EXPECT_LE(bef[1], en + 1);
+		EXPECT_GE(aft[1] + 1, en);
+		EXPECT_LE(bef[2], run + 1);
+		EXPECT_GE(aft[2] + 1, run);
+		if (k == 25)	/* and after a switch away and back */
+			usleep(1000);
+	}
+	/* a page fault's sample, dated between two clock reads of the page */
+	pt_attr_sample(&attr, PERF_COUNT_SW_PAGE_FAULTS, 1, PERF_SAMPLE_TIME);
+	attr.exclude_kernel = 1;
+	sfd = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ASSERT_LE(0, sfd);
+	ASSERT_EQ(0, pt_rb_map(&rb, sfd, 8));
+	ASSERT_EQ(0, page_times(pc, &en, &run, &clk0));
+	ASSERT_EQ(0, ioctl(sfd, PERF_EVENT_IOC_ENABLE, 0));
+	ASSERT_EQ(0, pt_fault_pages(1));
+	ASSERT_EQ(0, ioctl(sfd, PERF_EVENT_IOC_DISABLE, 0));
+	ASSERT_EQ(0, page_times(pc, &en, &run, &clk1));
+	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
+	pt_recs_for_each(h, &r, PERF_RECORD_SAMPLE) {
+		memcpy(&x, h + 1, sizeof(x));
+		EXPECT_LE(clk0, x + 1);
+		EXPECT_GE(clk1 + 1, x);
+		n++;
+	}
+	EXPECT_LE(1, n);
+	pt_recs_free(&r);
+	pt_rb_unmap(&rb);
+	close(sfd);
 	munmap(pc, pt_page_size());
 	close(fd);
 }

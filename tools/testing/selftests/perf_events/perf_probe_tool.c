@@ -27,6 +27,14 @@
 /* the group perf probe names after the binary */
 #define GROUP		"probe_perf_probe_tool"
 #define N_CALLS		1000
+/* the first argument's and the return value's registers, perf probe's names */
+#if defined(__aarch64__)
+#define ARG0_REG	"%x0"
+#define RET_REG		"%x0"
+#else
+#define ARG0_REG	"%di"
+#define RET_REG		"%ax"
+#endif
 #define N_TICKS		300
 
 static char exe[512];
@@ -144,8 +152,8 @@ TEST_F_TIMEOUT(probe, record_arguments_exact, TMO)
 {
 	const long n = N_CALLS;
 
-	ADD_PROBE("probed_fn i=%di:s64");
-	ADD_PROBE("probed_fn%return r=%ax:s64");
+	ADD_PROBE("probed_fn i=" ARG0_REG ":s64");
+	ADD_PROBE("probed_fn%return r=" RET_REG ":s64");
 	ASSERT_EQ(0, sh(&self->out, PERF " record -q -o %s -e " GROUP ":probed_fn -e "
 			GROUP ":probed_fn__return -- %s --calls %ld", self->data, exe, n))
 		TH_LOG("%s", self->out);
