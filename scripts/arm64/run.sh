@@ -77,14 +77,13 @@ mkdir -p "$logs"
 export BOOT_SLOTS=${BOOT_SLOTS:-$ROOT/build/.boot-slots-arm64}
 args=()
 pids=()
+outs=()
 for phase in mttcg icount; do
 	while IFS=: read -r label cpu machine icount smp only kargs; do
 		[ -n "$label" ] || continue
-		if [ "$icount" = - ]; then
-			[ $phase = mttcg ] || continue
-		else
-			[ $phase = icount ] || continue
-		fi
+		want=icount
+		[ "$icount" != - ] || want=mttcg
+		[ $phase = $want ] || continue
 		blist=$list
 		if [ "$only" != - ]; then
 			blist=$logs/$label.list
@@ -108,6 +107,7 @@ for phase in mttcg icount; do
 				boot "$kernel" "$kinitrd" run "$log" "$cpu" "$machine" "$icount" \
 					"$smp" "$only" "$kargs" > "$log.out" 2>&1 &
 				pids+=($!)
+				outs+=("$log.out")
 				# the next boot waits for a slot (boot.sh), not here
 				sleep 1
 			fi
@@ -118,9 +118,9 @@ done
 for pid in "${pids[@]}"; do
 	wait "$pid" || true
 done
-for a in "${args[@]}"; do
-	log=${a##*:}
-	[ ! -f "$log.out" ] || { cat "$log.out"; rm -f "$log.out"; }
+for out in "${outs[@]}"; do
+	cat "$out"
+	rm -f "$out"
 done
 
 status=0

@@ -573,7 +573,6 @@ TEST_F(uacc, event_counter_read_and_long_width)
 /* A child pinned to @cpu that exits 0 when its EL0 read traps. */
 static int child_traps_on(int cpu)
 {
-	cpu_set_t set;
 	int status;
 	pid_t pid;
 
@@ -581,9 +580,7 @@ static int child_traps_on(int cpu)
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set))
+		if (pt_pin_cpu(0, cpu))
 			_exit(2);
 		_exit(el0_read_traps() ? 0 : 1);
 	}
@@ -604,17 +601,14 @@ static int child_traps_on(int cpu)
  */
 TEST_F(uacc, el0_access_follows_the_task_with_the_event)
 {
-	int ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int ncpu = pt_nr_cpus();
 	struct perf_event_attr attr;
 	int fd, cpu, cpufd[64];
-	cpu_set_t set;
 
 	ASSERT_LT(0, ncpu);
 	if (ncpu > 64)
 		ncpu = 64;
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	ASSERT_EQ(0, pt_pin_cpu(0, 0));
 	raw_attr(&attr, EV_INST_RETIRED, 0);
 	attr.disabled = 0;
 	attr.pinned = 1;
