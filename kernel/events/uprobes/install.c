@@ -20,10 +20,12 @@
  * one; until then the increment waits on uprobes_ref_ctr_pending, and
  * uprobe_mmap() of a writable mapping applies it.
  */
+#include <linux/cacheflush.h>
 #include <linux/highmem.h>
 #include <linux/pagemap.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 
 #include "uprobes.h"
 
@@ -153,6 +155,23 @@ static int uprobe_swbp_present(struct mm_struct *mm, unsigned long vaddr)
 	return is_swbp_insn(&opcode);
 }
 
+/*
+ * Write @opcode into @page, mapped executable at @vaddr of @vma while
+ * other threads may run it: copy_to_user_page() (ptrace's write) has the
+ * architecture make the bytes visible to instruction fetch, which
+ * flush_dcache_page() alone leaves for the next PTE (arm64 cleans the
+ * D-cache and invalidates the I-cache to the point of unification).
+ */
+static void uprobe_poke(struct vm_area_struct *vma, struct page *page,
+			unsigned long vaddr, uprobe_opcode_t opcode)
+{
+	void *kaddr = kmap_local_page(page);
+
+	copy_to_user_page(vma, page, vaddr, kaddr + offset_in_page(vaddr),
+			  &opcode, UPROBE_SWBP_INSN_SIZE);
+	kunmap_local(kaddr);
+}
+
 /**
  * uprobe_write_opcode - write @opcode at @vaddr of @mm
  * @auprobe: the probe being installed or removed
@@ -167,15 +186,27 @@ static int uprobe_swbp_present(struct mm_struct *mm, unsigned long vaddr)
 int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
 			unsigned long vaddr, uprobe_opcode_t opcode)
 {
+	struct vm_area_struct *vma = vma_lookup(mm, vaddr);
 	struct page *page;
-	void *kaddr;
 
+	if (!vma)
+		return -EFAULT;
 	page = uprobe_get_page(mm, vaddr, true);
 	if (IS_ERR(page))
 		return PTR_ERR(page);
-	kaddr = kmap_local_page(page);
-	memcpy(kaddr + offset_in_page(vaddr), &opcode, UPROBE_SWBP_INSN_SIZE);
-	kunmap_local(kaddr);
+	uprobe_poke(vma, page, vaddr, opcode);
+	/*
+	 * Other CPUs may be running this code. An interrupt on each is the
+	 * context synchronization cross-modifying code asks for, so that
+	 * none goes on fetching the old bytes. QEMU's TCG (the test
+	 * machines) needs the second write: a vCPU that translated the old
+	 * bytes while we wrote links that translation after our write and
+	 * runs the old instruction for good (a removed breakpoint trapping
+	 * forever; stock 6.12 maps a new page instead). Once every vCPU
+	 * took the interrupt, a write drops such a translation.
+	 */
+	kick_all_cpus_sync();
+	uprobe_poke(vma, page, vaddr, opcode);
 	flush_dcache_page(page);
 	put_page(page);
 	return 0;

@@ -12,6 +12,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -189,6 +190,49 @@ static inline int pt_write_file(const char *path, const char *s)
 	err = n < 0 ? -errno : 0;
 	close(fd);
 	return err;
+}
+
+/*
+ * For a test that seems stuck: print every thread of this process with
+ * its state, wait channel and kernel stack (the stack needs root), and
+ * ask the kernel for its blocked tasks (sysrq w, into dmesg, which the
+ * runner prints with the test's output).
+ */
+static inline void pt_dump_own_tasks(const char *why)
+{
+	char path[300], buf[2048];
+	struct dirent *e;
+	DIR *d;
+
+	fprintf(stderr, "# %s: the threads of pid %d\n", why, getpid());
+	d = opendir("/proc/self/task");
+	while (d && (e = readdir(d))) {
+		char state = '?';
+		char *p;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat",
+			 e->d_name);
+		if (!pt_read_file(path, buf, sizeof(buf))) {
+			p = strrchr(buf, ')');
+			if (p && p[1])
+				state = p[2];
+		}
+		fprintf(stderr, "# tid %s state %c", e->d_name, state);
+		snprintf(path, sizeof(path), "/proc/self/task/%s/wchan",
+			 e->d_name);
+		if (!pt_read_file(path, buf, sizeof(buf)))
+			fprintf(stderr, " wchan %s", buf);
+		fprintf(stderr, "\n");
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stack",
+			 e->d_name);
+		if (!pt_read_file(path, buf, sizeof(buf)))
+			fprintf(stderr, "%s", buf);
+	}
+	if (d)
+		closedir(d);
+	pt_write_file("/proc/sysrq-trigger", "w");
 }
 
 static inline int pt_write_int_file(const char *path, long long val)

@@ -1286,13 +1286,47 @@ static void *hit_loop(void *arg)
 	return NULL;
 }
 
+/*
+ * The rounds take seconds; one CI run once got stuck until the harness's
+ * timeout, with nothing to show where. Past @secs, print the round, the
+ * hitters' progress and every thread's kernel stack, twice, 5 s apart.
+ */
+struct up_watch {
+	volatile int *stop, *round;
+	struct hitter *h;
+	int secs;
+};
+
+static void *watch_loop(void *arg)
+{
+	struct up_watch *w = arg;
+	int i, pass;
+
+	for (i = 0; i < w->secs * 10 && !*w->stop; i++)
+		usleep(100000);
+	for (pass = 0; pass < 2 && !*w->stop; pass++) {
+		fprintf(stderr, "# stuck? round %d, calls %ld %ld %ld %ld, probed_step %#x, probed_c %#x\n",
+			*w->round, w->h[0].calls, w->h[1].calls,
+			w->h[2].calls, w->h[3].calls,
+			*(volatile unsigned int *)probed_step,
+			*(volatile unsigned int *)probed_c);
+		pt_dump_own_tasks("unregister_while_threads_hit");
+		sleep(5);
+	}
+	return NULL;
+}
+
 /* probes come and go (system-wide events) while four threads hit them */
 TEST_F_TIMEOUT(up, unregister_while_threads_hit, 120)
 {
 	struct hitter h[4];
 	struct perf_event_attr attr;
-	volatile int stop = 0;
-	int round, i, ncpu = pt_nr_cpus(), fds[64][2];
+	volatile int stop = 0, done = 0, round;
+	struct up_watch w = { &done, &round, h, 80 };
+	int i, ncpu = pt_nr_cpus(), fds[64][2];
+	__u64 t0 = pt_now_ns();
+	pthread_t watcher;
+	long calls = 0;
 
 	ROOT_ONLY();
 	if (ncpu > 64)
@@ -1302,7 +1336,9 @@ TEST_F_TIMEOUT(up, unregister_while_threads_hit, 120)
 		h[i].calls = h[i].bad = 0;
 		ASSERT_EQ(0, pthread_create(&h[i].thread, NULL, hit_loop, &h[i]));
 	}
-	for (round = 0; round < 20; round++) {
+	round = 0;
+	ASSERT_EQ(0, pthread_create(&watcher, NULL, watch_loop, &w));
+	for (; round < 20; round++) {
 		int c;
 
 		for (c = 0; c < ncpu; c++) {
@@ -1328,7 +1364,87 @@ TEST_F_TIMEOUT(up, unregister_while_threads_hit, 120)
 		ASSERT_EQ(0, pthread_join(h[i].thread, NULL));
 		EXPECT_EQ(0, h[i].bad);
 		EXPECT_LT(0, h[i].calls);
+		calls += h[i].calls;
 	}
+	done = 1;
+	pthread_join(watcher, NULL);
+	TH_LOG("20 rounds in %llu ms, %ld calls", (pt_now_ns() - t0) / 1000000,
+	       calls);
+}
+
+static long hitters_calls(struct hitter *h, int n)
+{
+	long sum = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		sum += ((volatile struct hitter *)&h[i])->calls;
+	return sum;
+}
+
+/* Do @n hitters make @min calls within two seconds? */
+static bool hitters_run(struct hitter *h, int n, long min)
+{
+	long c0 = hitters_calls(h, n);
+	int ms;
+
+	for (ms = 0; ms < 2000; ms++) {
+		if (hitters_calls(h, n) - c0 >= min)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/*
+ * A breakpoint written and taken out 100 times from one CPU while two
+ * threads run the probed function on another: after every removal they
+ * go on (stop 59: under QEMU's TCG a vCPU that translated the breakpoint
+ * while it was being taken out kept running that translation, trapping
+ * for good where memory held the original instruction).
+ */
+TEST_F_TIMEOUT(up, removed_breakpoint_is_not_hit_again, 120)
+{
+	struct perf_event_attr attr;
+	volatile int stop = 0;
+	struct hitter h[2];
+	int i, fd, stuck = -1, ncpu = pt_nr_cpus();
+
+	ROOT_ONLY();
+	if (ncpu < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, pt_pin_cpu(0, ncpu - 1));
+	for (i = 0; i < 2; i++) {
+		h[i].stop = &stop;
+		h[i].calls = h[i].bad = 0;
+		ASSERT_EQ(0, pthread_create(&h[i].thread, NULL, hit_loop, &h[i]));
+	}
+	ASSERT_TRUE(hitters_run(h, 2, 1000));
+	up_attr(&attr, self->type, 0, exe_path, file_offset_of(probed_step));
+	attr.disabled = 0;
+	for (i = 0; i < 100 && stuck < 0; i++) {
+		fd = sys_perf_event_open(&attr, -1, 0, -1, 0);
+		ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
+		usleep(2000);
+		close(fd);
+		if (!hitters_run(h, 2, 1000))
+			stuck = i;
+	}
+	EXPECT_EQ(-1, stuck) TH_LOG("the hitters stopped after removal %d",
+				     stuck);
+	fd = -1;
+	if (stuck >= 0) {
+		/* a new breakpoint frees them, so that they can be joined */
+		pt_dump_own_tasks("removed_breakpoint_is_not_hit_again");
+		fd = sys_perf_event_open(&attr, -1, 0, -1, 0);
+	}
+	stop = 1;
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pthread_join(h[i].thread, NULL));
+		EXPECT_EQ(0, h[i].bad);
+	}
+	if (fd >= 0)
+		close(fd);
 }
 
 /* tracefs uprobe_events, counted through a tracepoint event */
