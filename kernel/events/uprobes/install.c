@@ -204,9 +204,15 @@ int uprobe_write_opcode(struct arch_uprobe *auprobe, struct mm_struct *mm,
 	 * runs the old instruction for good (a removed breakpoint trapping
 	 * forever; stock 6.12 maps a new page instead). Once every vCPU
 	 * took the interrupt, a write drops such a translation.
+	 *
+	 * The page is this mm's own copy: with current its only user (an
+	 * exec or a mapping in a single-threaded process, uprobe_mmap()),
+	 * nothing else runs it and the interrupts are not needed.
 	 */
-	kick_all_cpus_sync();
-	uprobe_poke(vma, page, vaddr, opcode);
+	if (mm != current->mm || atomic_read(&mm->mm_users) > 1) {
+		kick_all_cpus_sync();
+		uprobe_poke(vma, page, vaddr, opcode);
+	}
 	flush_dcache_page(page);
 	put_page(page);
 	return 0;
