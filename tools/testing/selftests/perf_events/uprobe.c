@@ -1286,13 +1286,27 @@ static void *hit_loop(void *arg)
 	return NULL;
 }
 
+/* Start @n hitters that run until *@stop. */
+static int hitters_start(struct hitter *h, int n, volatile int *stop)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		h[i].stop = stop;
+		h[i].calls = h[i].bad = 0;
+		if (pthread_create(&h[i].thread, NULL, hit_loop, &h[i]))
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * The rounds take seconds; one CI run once got stuck until the harness's
  * timeout, with nothing to show where. Past @secs, print the round, the
  * hitters' progress and every thread's kernel stack, twice, 5 s apart.
  */
 struct up_watch {
-	volatile int *stop, *round;
+	volatile int *done, *round;
 	struct hitter *h;
 	int secs;
 };
@@ -1302,9 +1316,9 @@ static void *watch_loop(void *arg)
 	struct up_watch *w = arg;
 	int i, pass;
 
-	for (i = 0; i < w->secs * 10 && !*w->stop; i++)
+	for (i = 0; i < w->secs * 10 && !*w->done; i++)
 		usleep(100000);
-	for (pass = 0; pass < 2 && !*w->stop; pass++) {
+	for (pass = 0; pass < 2 && !*w->done; pass++) {
 		fprintf(stderr, "# stuck? round %d, calls %ld %ld %ld %ld, probed_step %#x, probed_c %#x\n",
 			*w->round, w->h[0].calls, w->h[1].calls,
 			w->h[2].calls, w->h[3].calls,
@@ -1321,7 +1335,7 @@ TEST_F_TIMEOUT(up, unregister_while_threads_hit, 120)
 {
 	struct hitter h[4];
 	struct perf_event_attr attr;
-	volatile int stop = 0, done = 0, round;
+	volatile int stop = 0, done = 0, round = 0;
 	struct up_watch w = { &done, &round, h, 80 };
 	int i, ncpu = pt_nr_cpus(), fds[64][2];
 	__u64 t0 = pt_now_ns();
@@ -1331,12 +1345,7 @@ TEST_F_TIMEOUT(up, unregister_while_threads_hit, 120)
 	ROOT_ONLY();
 	if (ncpu > 64)
 		ncpu = 64;
-	for (i = 0; i < 4; i++) {
-		h[i].stop = &stop;
-		h[i].calls = h[i].bad = 0;
-		ASSERT_EQ(0, pthread_create(&h[i].thread, NULL, hit_loop, &h[i]));
-	}
-	round = 0;
+	ASSERT_EQ(0, hitters_start(h, 4, &stop));
 	ASSERT_EQ(0, pthread_create(&watcher, NULL, watch_loop, &w));
 	for (; round < 20; round++) {
 		int c;
@@ -1414,11 +1423,7 @@ TEST_F_TIMEOUT(up, removed_breakpoint_is_not_hit_again, 120)
 	if (ncpu < 2)
 		SKIP(return, "needs two CPUs");
 	ASSERT_EQ(0, pt_pin_cpu(0, ncpu - 1));
-	for (i = 0; i < 2; i++) {
-		h[i].stop = &stop;
-		h[i].calls = h[i].bad = 0;
-		ASSERT_EQ(0, pthread_create(&h[i].thread, NULL, hit_loop, &h[i]));
-	}
+	ASSERT_EQ(0, hitters_start(h, 2, &stop));
 	ASSERT_TRUE(hitters_run(h, 2, 1000));
 	up_attr(&attr, self->type, 0, exe_path, file_offset_of(probed_step));
 	attr.disabled = 0;
