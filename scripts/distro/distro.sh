@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# distro.sh ours|stock [check]: build Debian's own amd64 kernel config (package
+# distro.sh ours|stock [check|deb]: build Debian's own amd64 kernel config (package
 # linux-config-6.12, config.amd64_none_amd64) on our tree (ours, into
 # build/obj-distro) or on the unmodified base tree (stock, into
 # build/obj-distro-stock), bzImage and every module, then boot it on
@@ -21,6 +21,15 @@
 # and every other object that uses our interfaces), without linking, and
 # reports the objects that fail: an hour instead of many, to run after a
 # change of include/linux/perf_event.h or of what we export.
+#
+# "deb" builds the same kernel into installable packages with the tree's
+# own bindeb-pkg (linux-image-<release> and linux-headers-<release>, the
+# release 6.12.N-distro-ours or -distro-stock, so that the version says
+# whose perf it has), into build/deb/<kind>, instead of booting it: make
+# debian-image installs them into a Debian 12 system. The debug-info
+# package is left out (pkg.linux-upstream.nokerneldbg): Debian ships it
+# apart, and the kernel's BTF, which bpftrace and the bcc tools read, is
+# in vmlinux and the modules either way.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,6 +40,7 @@ mode=${2:-build}
 
 [ "${HARNESS_KBUILD_LOCKED:-}" = 1 ] || exec "$ROOT/scripts/host/locked.sh" kbuild "$0" "$@"
 
+mkdir -p "$B/logs"
 case $kind in
 ours)	obj=$B/obj-distro src=$B/linux; "$ROOT/scripts/kernel/prepare-tree.sh" ours
 	"$ROOT/scripts/kernel/check-tree.sh" ;;
@@ -59,6 +69,13 @@ deb=/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
 shown=${obj#"$ROOT"/}
 [ -z "${DISTRO_STOCK_NS:-}" ] || shown=build/obj-distro-stock
 . "$ROOT/scripts/kernel/kmake.sh"
+# bindeb-pkg's debian/rules runs make again without our CC=: ccache as
+# "gcc" on PATH keeps the compiler command the same for both, or kbuild
+# would build every object again inside the packaging
+if [ ${#kmake_cc[@]} -gt 0 ] && [ -x /usr/lib/ccache/gcc ]; then
+	kmake_cc=()
+	export PATH=/usr/lib/ccache:$PATH
+fi
 
 mkdir -p "$obj"
 sum=$( { cat "$src/.harness-unpacked"; sha256sum "$deb" "$0"; } | sha256sum)
@@ -112,6 +129,24 @@ kmake -j"$JOBS" bzImage modules
 secs=$(( $(date +%s) - start ))
 echo "  KBUILD  $shown: done in ${secs}s"
 echo "$secs" > "$obj/.harness-build-seconds"
+
+if [ "$mode" = deb ]; then
+	out=$B/deb/$kind
+	release=$(kmake -s kernelrelease)
+	echo "  DEB     $shown: linux-image-$release, linux-headers-$release"
+	start=$(date +%s)
+	# dpkg-buildpackage leaves the packages beside the object directory
+	rm -f "$B"/*_*.deb "$B"/*_*.buildinfo "$B"/*_*.changes
+	DEB_BUILD_PROFILES=pkg.linux-upstream.nokerneldbg \
+		kmake -j"$JOBS" bindeb-pkg KDEB_COMPRESS=xz > "$B/logs/deb-$kind.log" 2>&1 ||
+		{ tail -30 "$B/logs/deb-$kind.log" >&2; echo "distro.sh: bindeb-pkg failed" >&2; exit 1; }
+	rm -rf "$out"
+	mkdir -p "$out"
+	mv "$B"/*_*.deb "$B"/*_*.buildinfo "$B"/*_*.changes "$out"/
+	echo "  DEB     $kind: packaged in $(( $(date +%s) - start ))s, build ${secs}s:"
+	ls -l "$out"/*.deb | awk '{ print "          " $5, $NF }'
+	exit 0
+fi
 nmods=$(find "$obj" -name '*.ko' | wc -l)
 echo "  DISTRO  $kind: $nmods modules, bzImage $(stat -c %s "$obj/arch/x86/boot/bzImage") bytes"
 
