@@ -85,8 +85,7 @@ TLOCK = $(S)/host/locked.sh test
 	headers ptests runas upstream-bins initramfs initramfs-upstream testmods \
 	test _test test-build check stock-test _stock-test upstream-selftests \
 	_upstream-selftests run pmu-qemu pmu-test pmu-perf-test-table _pmu-test _pmu-result \
-	fuzz-kernel fuzz diff distro distro-stock distro-check \
-	distro-check-stock clean distclean
+	fuzz-kernel fuzz diff clean distclean
 
 all: help
 
@@ -102,6 +101,9 @@ help:
 	@echo 'make distro / distro-stock   Debian'"'"'s own config on our tree / on the base'
 	@echo '                             tree, built and booted (hours; not in make test)'
 	@echo 'make distro-check[-stock]    only the perf users of that config, compiled'
+	@echo 'make deb / deb-stock         that kernel as Debian packages (build/deb)'
+	@echo 'make debian-image            a Debian 12 system with both installed'
+	@echo 'make debian-test             boot it on each, perf/bcc/bpftrace checks'
 	@echo 'make stock-test              run the tests on the unmodified kernel'
 	@echo 'make upstream-selftests      run upstream 6.12 perf_events selftests'
 	@echo 'make bench-kernel|stock-bench  lean kernels (config/bench.config)'
@@ -393,20 +395,6 @@ fuzz: fuzz-kernel ptests runas pmu-qemu
 		$(S)/fuzz/fuzz.sh $(FUZZ_OBJ)/$(BZ) \
 		$(B)/initramfs-fuzzbase.cpio.gz
 
-# ---- Debian's own config (outside make test: hours on 2 cores) --------
-distro: deps initramfs
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro/distro.sh ours
-
-distro-stock: deps initramfs
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro/distro.sh stock
-
-# only the perf users of Debian's config, compiled (no link, no boot)
-distro-check: deps
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro/distro.sh ours check
-
-distro-check-stock: deps
-	@$(KLOCK) env JOBS=$(JOBS) $(S)/distro/distro.sh stock check
-
 diff: kernel stock ptests runas
 	@$(TLOCK) $(S)/guest/mkinitramfs.sh -o $(B)/initramfs-diffbase.cpio.gz \
 		-t $(PTEST_DIR)/tools.list:$(PTEST_OUT)
@@ -426,3 +414,4 @@ distclean: clean
 		$(B)/pmu-qemu
 include $(ROOT)/bench.mk
 include $(ROOT)/arm64.mk
+include $(ROOT)/distro.mk

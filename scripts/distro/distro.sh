@@ -41,10 +41,20 @@ mode=${2:-build}
 [ "${HARNESS_KBUILD_LOCKED:-}" = 1 ] || exec "$ROOT/scripts/host/locked.sh" kbuild "$0" "$@"
 
 mkdir -p "$B/logs"
+# DISTRO_CONFIG=lean: x86_64_defconfig, kvm_guest.config, config/base.config
+# and scripts/distro/lean.config instead of Debian's config, into
+# build/obj-lean[-stock] with the release 6.12.N-lean-<kind>: minutes
+# instead of hours, for trying make debian-image's whole path
+flavour=${DISTRO_CONFIG:-debian}
+case $flavour in
+debian)	dir=obj-distro tag=distro ;;
+lean)	dir=obj-lean tag=lean ;;
+*)	echo "distro.sh: DISTRO_CONFIG is debian or lean" >&2; exit 2 ;;
+esac
 case $kind in
-ours)	obj=$B/obj-distro src=$B/linux; "$ROOT/scripts/kernel/prepare-tree.sh" ours
+ours)	obj=$B/$dir src=$B/linux; "$ROOT/scripts/kernel/prepare-tree.sh" ours
 	"$ROOT/scripts/kernel/check-tree.sh" ;;
-stock)	obj=$B/obj-distro-stock src=$B/linux-stock
+stock)	obj=$B/$dir-stock src=$B/linux-stock
 	if [ -z "${DISTRO_STOCK_NS:-}" ]; then
 		"$ROOT/scripts/kernel/prepare-tree.sh" stock
 		# ccache hashes the paths of the sources: build the base
@@ -52,14 +62,14 @@ stock)	obj=$B/obj-distro-stock src=$B/linux-stock
 		# there), so that what our subsystem does not touch, most
 		# of the kernel, comes from make distro's cache
 		if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
-			mkdir -p "$B/linux" "$B/obj-distro" "$obj"
+			mkdir -p "$B/linux" "$B/$dir" "$obj"
 			exec env DISTRO_STOCK_NS=1 unshare -m --propagation private \
 				bash -c 'mount --bind "$1/linux-stock" "$1/linux" &&
-					 mount --bind "$1/obj-distro-stock" "$1/obj-distro" &&
-					 shift && exec "$@"' - "$B" "$0" "$@"
+					 mount --bind "$1/$2-stock" "$1/$2" &&
+					 shift 2 && exec "$@"' - "$B" "$dir" "$0" "$@"
 		fi
 	else
-		obj=$B/obj-distro src=$B/linux
+		obj=$B/$dir src=$B/linux
 	fi ;;
 *)	echo "distro.sh: ours or stock" >&2; exit 2 ;;
 esac
@@ -67,7 +77,7 @@ deb=/usr/src/linux-config-6.12/config.amd64_none_amd64.xz
 [ -f "$deb" ] || { echo "distro.sh: no $deb (apt-get install linux-config-6.12)" >&2; exit 1; }
 
 shown=${obj#"$ROOT"/}
-[ -z "${DISTRO_STOCK_NS:-}" ] || shown=build/obj-distro-stock
+[ -z "${DISTRO_STOCK_NS:-}" ] || shown=build/$dir-stock
 . "$ROOT/scripts/kernel/kmake.sh"
 # bindeb-pkg's debian/rules runs make again without our CC=: ccache as
 # "gcc" on PATH keeps the compiler command the same for both, or kbuild
@@ -78,23 +88,42 @@ if [ ${#kmake_cc[@]} -gt 0 ] && [ -x /usr/lib/ccache/gcc ]; then
 fi
 
 mkdir -p "$obj"
-sum=$( { cat "$src/.harness-unpacked"; sha256sum "$deb" "$0"; } | sha256sum)
+lean_frags=("$src/arch/x86/configs/x86_64_defconfig" "$src/kernel/configs/kvm_guest.config"
+	    "$ROOT/config/base.config" "$ROOT/scripts/distro/lean.config")
+case $flavour in
+debian)	sum=$( { cat "$src/.harness-unpacked"; sha256sum "$deb"; echo config-1; } | sha256sum) ;;
+lean)	sum=$( { cat "$src/.harness-unpacked" "${lean_frags[@]}"; echo lean-1; } | sha256sum) ;;
+esac
 if [ "$(cat "$obj/.harness-config" 2>/dev/null)" != "$sum" ]; then
-	echo "  CONFIG  $shown: Debian's config.amd64_none_amd64"
-	xzcat "$deb" > "$obj/.config"
-	"$src/scripts/config" --file "$obj/.config" \
-		--set-str SYSTEM_TRUSTED_KEYS "" \
-		--set-str SYSTEM_REVOCATION_KEYS "" \
-		--set-str MODULE_SIG_KEY "certs/signing_key.pem" \
-		--set-str LOCALVERSION "-distro-$kind"
-	kmake olddefconfig
-	# what Debian turns on must still be on after olddefconfig
-	missing=$(xzcat "$deb" | grep -E '^CONFIG_[A-Z0-9_]+=[ym]$' |
-		  grep -vxFf "$obj/.config" | grep -v '^CONFIG_LOCALVERSION' || true)
-	if [ -n "$missing" ]; then
-		echo "distro.sh: options of Debian's config lost on our tree:" >&2
-		echo "$missing" >&2
-		exit 1
+	if [ "$flavour" = lean ]; then
+		echo "  CONFIG  $shown: x86_64_defconfig + kvm_guest + base + lean"
+		rm -f "$obj/.config"
+		(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
+			"${lean_frags[@]}") > "$obj/merge_config.log" 2>&1 ||
+			{ cat "$obj/merge_config.log"; exit 1; }
+		"$src/scripts/config" --file "$obj/.config" \
+			--set-str LOCALVERSION "-$tag-$kind" --disable LOCALVERSION_AUTO
+		kmake olddefconfig
+		# base.config's DEBUG_INFO_NONE gives way to lean's BTF
+		"$ROOT/scripts/kernel/check-config.sh" "$obj/.config" \
+			"$ROOT/scripts/distro/lean.config"
+	else
+		echo "  CONFIG  $shown: Debian's config.amd64_none_amd64"
+		xzcat "$deb" > "$obj/.config"
+		"$src/scripts/config" --file "$obj/.config" \
+			--set-str SYSTEM_TRUSTED_KEYS "" \
+			--set-str SYSTEM_REVOCATION_KEYS "" \
+			--set-str MODULE_SIG_KEY "certs/signing_key.pem" \
+			--set-str LOCALVERSION "-$tag-$kind"
+		kmake olddefconfig
+		# what Debian turns on must still be on after olddefconfig
+		missing=$(xzcat "$deb" | grep -E '^CONFIG_[A-Z0-9_]+=[ym]$' |
+			  grep -vxFf "$obj/.config" | grep -v '^CONFIG_LOCALVERSION' || true)
+		if [ -n "$missing" ]; then
+			echo "distro.sh: options of Debian's config lost on our tree:" >&2
+			echo "$missing" >&2
+			exit 1
+		fi
 	fi
 	echo "$sum" > "$obj/.harness-config"
 fi
@@ -123,7 +152,7 @@ if [ "$mode" = check ]; then
 	exit 0
 fi
 
-echo "  KBUILD  $shown: bzImage modules (Debian's config, -j$JOBS)"
+echo "  KBUILD  $shown: bzImage modules ($flavour config, -j$JOBS)"
 start=$(date +%s)
 kmake -j"$JOBS" bzImage modules
 secs=$(( $(date +%s) - start ))
@@ -131,15 +160,20 @@ echo "  KBUILD  $shown: done in ${secs}s"
 echo "$secs" > "$obj/.harness-build-seconds"
 
 if [ "$mode" = deb ]; then
-	out=$B/deb/$kind
+	# bindeb-pkg's debian/rules calls debhelper's dh_* tools
+	command -v dh_builddeb >/dev/null || {
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debhelper >/dev/null
+	}
+	out=$B/deb/$tag-$kind
 	release=$(kmake -s kernelrelease)
 	echo "  DEB     $shown: linux-image-$release, linux-headers-$release"
 	start=$(date +%s)
 	# dpkg-buildpackage leaves the packages beside the object directory
 	rm -f "$B"/*_*.deb "$B"/*_*.buildinfo "$B"/*_*.changes
 	DEB_BUILD_PROFILES=pkg.linux-upstream.nokerneldbg \
-		kmake -j"$JOBS" bindeb-pkg KDEB_COMPRESS=xz > "$B/logs/deb-$kind.log" 2>&1 ||
-		{ tail -30 "$B/logs/deb-$kind.log" >&2; echo "distro.sh: bindeb-pkg failed" >&2; exit 1; }
+		kmake -j"$JOBS" bindeb-pkg KDEB_COMPRESS=xz > "$B/logs/deb-$tag-$kind.log" 2>&1 ||
+		{ tail -30 "$B/logs/deb-$tag-$kind.log" >&2; echo "distro.sh: bindeb-pkg failed" >&2; exit 1; }
 	rm -rf "$out"
 	mkdir -p "$out"
 	mv "$B"/*_*.deb "$B"/*_*.buildinfo "$B"/*_*.changes "$out"/

@@ -57,7 +57,7 @@ NOT_KEYED=(':!kernel/events' ':!arch/x86/events' ':!include/linux'
 	':!tools/testing/pmu-model/patches/series.aarch64'
 	':!tools/testing/pmu-model/patches/01*'
 	':!scripts/bench' ':!scripts/check' ':!scripts/distro' ':!scripts/fuzz'
-	':!scripts/arm64' ':!arm64.mk' ':!config/arm64.config'
+	':!scripts/arm64' ':!arm64.mk' ':!distro.mk' ':!config/arm64.config'
 	':!scripts/test/quick-test.sh' ':!scripts/test/run-selftests.sh'
 	':!scripts/test/pmu-stock-cache.sh')
 PERF_SYS_H=tools/testing/selftests/perf_events/perf_sys.h
