@@ -111,7 +111,9 @@ for kind in ours stock; do
 	for f in vmlinuz initrd.img; do
 		[ -s "$root/boot/$f-$rel" ] || { echo "debian-image.sh: dpkg left no /boot/$f-$rel" >&2; exit 1; }
 	done
-	[ -e "$root/lib/modules/$rel/build/Makefile" ] ||
+	# build is an absolute link, to be read inside the image
+	[ "$(readlink "$root/lib/modules/$rel/build")" = "/usr/src/linux-headers-$rel" ] &&
+	[ -f "$root/usr/src/linux-headers-$rel/Makefile" ] ||
 		{ echo "debian-image.sh: linux-headers-$rel has no build tree" >&2; exit 1; }
 	echo "          $rel: /boot/vmlinuz, initrd.img ($(stat -c %s "$root/boot/initrd.img-$rel") bytes), headers"
 done

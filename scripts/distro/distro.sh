@@ -91,7 +91,7 @@ mkdir -p "$obj"
 lean_frags=("$src/arch/x86/configs/x86_64_defconfig" "$src/kernel/configs/kvm_guest.config"
 	    "$ROOT/config/base.config" "$ROOT/scripts/distro/lean.config")
 case $flavour in
-debian)	sum=$( { cat "$src/.harness-unpacked"; sha256sum "$deb"; echo config-1; } | sha256sum) ;;
+debian)	sum=$( { cat "$src/.harness-unpacked"; sha256sum "$deb"; echo config-2; } | sha256sum) ;;
 lean)	sum=$( { cat "$src/.harness-unpacked" "${lean_frags[@]}"; echo lean-1; } | sha256sum) ;;
 esac
 if [ "$(cat "$obj/.harness-config" 2>/dev/null)" != "$sum" ]; then
@@ -110,10 +110,15 @@ if [ "$(cat "$obj/.harness-config" 2>/dev/null)" != "$sum" ]; then
 	else
 		echo "  CONFIG  $shown: Debian's config.amd64_none_amd64"
 		xzcat "$deb" > "$obj/.config"
+		# Debian signs its modules after the build, with its own
+		# key; ours are signed at modules_install with the key the
+		# build makes and builds in (MODULE_SIG_ALL), so that, as on
+		# Debian, loading them neither taints nor warns
 		"$src/scripts/config" --file "$obj/.config" \
 			--set-str SYSTEM_TRUSTED_KEYS "" \
 			--set-str SYSTEM_REVOCATION_KEYS "" \
 			--set-str MODULE_SIG_KEY "certs/signing_key.pem" \
+			--enable MODULE_SIG_ALL \
 			--set-str LOCALVERSION "-$tag-$kind"
 		kmake olddefconfig
 		# what Debian turns on must still be on after olddefconfig
