@@ -25,7 +25,8 @@
 # "deb" builds the same kernel into installable packages with the tree's
 # own bindeb-pkg (linux-image-<release> and linux-headers-<release>, the
 # release 6.12.N-distro-ours or -distro-stock, so that the version says
-# whose perf it has), into build/deb/<kind>, instead of booting it: make
+# whose perf it has), into build/deb/distro-<kind> (lean-<kind> with
+# DISTRO_CONFIG=lean), instead of booting it: make
 # debian-image installs them into a Debian 12 system. The debug-info
 # package is left out (pkg.linux-upstream.nokerneldbg): Debian ships it
 # apart, and the kernel's BTF, which bpftrace and the bcc tools read, is
