@@ -37,7 +37,9 @@ for f in ${files[@]+"${files[@]}"}; do
 	errs=$((errs + e)) warns=$((warns + w)) checks=$((checks + c))
 	if [ "$e" != 0 ] || [ "$w" != 0 ]; then
 		printf '  %-60s %3d errors %3d warnings\n' "$f" "$e" "$w"
-		grep -E ': (ERROR|WARNING):' <<<"$out" | head -n 20 | sed 's/^/      /'
+		# sed, not head: head exits after 20 lines and grep, still
+		# writing, dies of SIGPIPE, which pipefail makes fatal
+		grep -E ': (ERROR|WARNING):' <<<"$out" | sed -n '1,20s/^/      /p'
 	fi
 	[ "$e" != 0 ] && bad+=("$f")
 done
