@@ -29,19 +29,22 @@ rel=$(basename "$(ls -d "$D/$flavour"/lib/modules/*-"$kind")")
 kernel=$D/$flavour/boot/vmlinuz-$rel initrd=$D/$flavour/boot/initrd.img-$rel
 
 case $how in
-plain)	qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max) ;;
+plain)	qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max) disk=virtio ;;
 model)	[ -x "$B/pmu-qemu/qemu-system-x86_64" ] ||
 		{ echo "debian-boot.sh: no build/pmu-qemu (make pmu-qemu)" >&2; exit 1; }
 	qemu=("$B/pmu-qemu/qemu-system-x86_64" -accel tcg,thread=multi
 	      -cpu "${MODEL_CPU:-Skylake-PMU}" -nodefaults
-	      -L /usr/share/seabios -L /usr/share/qemu) ;;
+	      -L /usr/share/seabios -L /usr/share/qemu)
+	# the model's QEMU is built without virtio: the board's IDE disk
+	disk=ide ;;
 *)	echo "debian-boot.sh: plain or model" >&2; exit 2 ;;
 esac
 SMP=${SMP:-2}
 qemu+=(-m "${MEM:-4G}" -smp "$SMP" -no-reboot -nic none
        -kernel "$kernel" -initrd "$initrd"
-       -drive "file=$img,if=virtio,format=raw,snapshot=on")
-append="root=/dev/vda rw console=ttyS0 panic=-1"
+       -drive "file=$img,if=$disk,format=raw,snapshot=on")
+# by label (debian-image.sh's mkfs): vda on virtio, sda on IDE
+append="root=LABEL=perf-debian rw console=ttyS0 panic=-1"
 
 if [ -n "$shell" ]; then
 	exec "${qemu[@]}" -display none -serial mon:stdio -append "$append"
