@@ -32,7 +32,11 @@ case $how in
 plain)	qemu=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max) disk=virtio ;;
 model)	[ -x "$B/pmu-qemu/qemu-system-x86_64" ] ||
 		{ echo "debian-boot.sh: no build/pmu-qemu (make pmu-qemu)" >&2; exit 1; }
-	qemu=("$B/pmu-qemu/qemu-system-x86_64" -accel tcg,thread=multi
+	# the model counts only under -icount (one TCG thread for the
+	# vCPUs); sleep=off: an idle guest's clock jumps ahead, as the
+	# harness's model boots do (scripts/guest/boot.sh's ICOUNT)
+	qemu=("$B/pmu-qemu/qemu-system-x86_64" -accel tcg,thread=single
+	      -icount shift=0,sleep=off
 	      -cpu "${MODEL_CPU:-Skylake-PMU}" -nodefaults
 	      -L /usr/share/seabios -L /usr/share/qemu)
 	# the model's QEMU is built without virtio: the board's IDE disk

@@ -19,10 +19,12 @@
 # FUZZ_KERNEL (ours, stock) names the log: build/logs/fuzz[-stock]-....
 # FUZZ_CPU=Skylake-PMU|Icelake-PMU|EPYC-PMU|Icelake-PMU,arch-lbr=on,...
 # boots on the TCG PMU model (build/pmu-qemu, make pmu-qemu) with that
-# CPU, without icount (the model counts under MTTCG too, not
-# deterministically), so that the hardware PMUs' drivers (counters,
-# PEBS, LBR, IBS, uncore, RAPL, cstate, msr) are there for perf_fuzz,
-# which picks every PMU it finds in sysfs.
+# CPU, so that the hardware PMUs' drivers (counters, PEBS, LBR, IBS,
+# uncore, RAPL, cstate, msr) are there for perf_fuzz, which picks every
+# PMU it finds in sysfs; under -icount (one TCG thread), since the
+# model's counters count only there: without it they stay at 0 and no
+# overflow, PMI or PEBS drain ever happens. FUZZ_MTTCG=1: without icount
+# (the vCPUs on threads of their own, truly parallel; the counters dead).
 # Fails (exit 1) on any kernel report on the console, a kmemleak report,
 # a fuzzer that did not finish, or a guest that hung or died; prints the
 # seeds, the counts and the first report.
@@ -51,6 +53,7 @@ log=$B/logs/fuzz$tag-smp$SMP.log
 model=(CPU="${FUZZ_CPU:-max,pmu=off}" QEMU="$B/pmu-qemu/qemu-system-x86_64"
        QEMU_NODEFAULTS=1
        QEMU_EXTRA="-L /usr/share/seabios -L /usr/share/qemu")
+[ -z "$FUZZ_CPU" ] || [ "${FUZZ_MTTCG:-0}" = 1 ] || model+=(ICOUNT=shift=0,sleep=off)
 initrd=$B/initramfs-fuzz$$.cpio.gz
 trap 'rm -f "$initrd" "${initrd%.cpio.gz}.list"' EXIT
 mkdir -p "$B/logs"
