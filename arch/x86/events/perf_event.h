@@ -63,6 +63,75 @@ typedef u64 x86_cache_table_t[PERF_COUNT_HW_CACHE_MAX]
 			     [PERF_COUNT_HW_CACHE_OP_MAX]
 			     [PERF_COUNT_HW_CACHE_RESULT_MAX];
 
+#define X86_PMU_MAX_GROUPS	8
+
+/**
+ * struct x86_cpu_type - the counters of one kind of core, and its PMU
+ * @pmu: the PMU of this kind of core ("cpu"; hybrid: "cpu_core" and
+ *	"cpu_atom")
+ * @name: its name
+ * @cntr_mask: its counter indices: general-purpose from 0, fixed from
+ *	INTEL_PMC_IDX_FIXED
+ * @num_gp: how many general-purpose counters it has
+ * @num_fixed: how many fixed counters
+ * @td: it has the top-down metrics (fixed counter 3 and PERF_METRICS)
+ * @cache_events: PERF_TYPE_HW_CACHE to a raw config, NULL for none
+ * @cache_extra: the config1 (extra register value) of each of those
+ * @attr_groups: the vendor's sysfs groups of this PMU (events/)
+ * @groups: all of its sysfs groups (sysfs.c)
+ * @cpus: its CPUs that are up (hybrid only: the PMU's supported_cpus)
+ *
+ * Every CPU but a hybrid one has one kind, x86_types[0]. On a hybrid
+ * CPU each kind's PMU takes the events of its CPUs only: the event of a
+ * task running on the other kind does not count meanwhile.
+ */
+struct x86_cpu_type {
+	struct pmu		pmu;
+	const char		*name;
+	u64			cntr_mask;
+	int			num_gp;
+	int			num_fixed;
+	bool			td;
+	const x86_cache_table_t	*cache_events;
+	const x86_cache_table_t	*cache_extra;
+	const struct attribute_group **attr_groups;
+	const struct attribute_group *groups[X86_PMU_MAX_GROUPS];
+	cpumask_t		cpus;
+};
+
+/* the kinds of core: 1, or 2 on a hybrid CPU (0: the big core, 1: Atom) */
+#define X86_TYPES_MAX		2
+extern struct x86_cpu_type x86_types[X86_TYPES_MAX];
+extern int x86_nr_types;
+/* the kind of this CPU, set as it comes up (x86_pmu_cpu_reset()) */
+DECLARE_PER_CPU(struct x86_cpu_type *, x86_this_type);
+
+/* the kind of core an event of the "cpu" PMU (or a hybrid one) counts on */
+static inline struct x86_cpu_type *x86_event_type(struct perf_event *event)
+{
+	return container_of(event->pmu, struct x86_cpu_type, pmu);
+}
+
+/* @event is one of the counters' events (not an uncore or software one) */
+static inline bool is_x86_cpu_event(struct perf_event *event)
+{
+	return event->pmu == &x86_types[0].pmu ||
+	       (x86_nr_types > 1 && event->pmu == &x86_types[1].pmu);
+}
+
+/* a raw event of its PMU: PERF_TYPE_RAW, or the type of a hybrid one */
+static inline bool x86_raw_event(struct perf_event *event)
+{
+	return event->attr.type == PERF_TYPE_RAW ||
+	       event->attr.type == event->pmu->type;
+}
+
+/* the counter indices of the kind of core this CPU is */
+static inline u64 x86_this_cntr_mask(void)
+{
+	return this_cpu_read(x86_this_type)->cntr_mask;
+}
+
 /* the most extra registers a vendor's events use (Intel: intel/extra.c) */
 #define X86_EXTRA_MAX		4
 
@@ -113,6 +182,8 @@ struct x86_extra_regs {
  *	@disable do meanwhile takes effect at the restart; NULL (or a
  *	no-op where there is no global control): none
  * @cpu_reset: stop and clear every counter of this CPU (bring-up)
+ * @cpu_type: the index in x86_types[] of this CPU's kind of core
+ *	(hybrid CPUs only)
  * @release: give back what the vendor's checks took for an event
  *	(hw.holds), when it is destroyed or its init failed; NULL: nothing
  * @attr_groups: events/ (sysfs.c adds format/, caps/ and rdpmc)
@@ -160,6 +231,7 @@ struct x86_pmu_ops {
 	int		(*handle_irq)(struct pt_regs *regs);
 	void		(*hold)(bool on);
 	void		(*cpu_reset)(void);
+	int		(*cpu_type)(void);
 	void		(*release)(struct perf_event *event);
 	const struct attribute_group **attr_groups;
 	const struct x86_lbr_ops *lbr;
@@ -411,9 +483,9 @@ void x86_excl_put(enum x86_excl_kind kind);
 
 /* Intel top-down metrics (intel/topdown.c): the level 1 metrics' indices */
 #define INTEL_TD_METRIC_IDX_MASK \
-	GENMASK_ULL(INTEL_PMC_IDX_TD_BE_BOUND, INTEL_PMC_IDX_TD_RETIRING)
+	GENMASK_ULL(INTEL_PMC_IDX_TD_MEM_BOUND, INTEL_PMC_IDX_TD_RETIRING)
 extern bool intel_td;
-bool intel_td_init(u64 caps);
+bool intel_td_init(u64 caps, int num_fixed, int metrics);
 u64 intel_td_constraint(struct perf_event *event, u64 config);
 int intel_td_config(struct perf_event *event, u64 config);
 void intel_td_counter(int idx, unsigned long *msr, int *rdpmc, int *bits);
@@ -425,6 +497,17 @@ extern const struct x86_lbr_ops intel_lbr_skylake;
 const struct x86_lbr_ops *intel_arch_lbr_init(u64 caps);
 extern struct x86_lbr_ops amd_lbr_v2;
 int amd_lbr_init(void);
+
+/*
+ * Intel's events/ (intel/core.c): the architectural events come first,
+ * INTEL_ARCH_EVENT_ATTRS of them; hybrid CPUs (intel/hybrid.c)
+ */
+#define INTEL_ARCH_EVENT_ATTRS	7
+extern struct attribute *intel_event_attrs[];
+bool intel_arch_event_visible(int i);
+bool intel_hybrid_init(struct x86_pmu_ops *ops,
+		       const x86_cache_table_t *cache_events,
+		       const x86_cache_table_t *cache_extra);
 
 #ifdef CONFIG_CPU_SUP_INTEL
 int intel_pmu_init(void);
@@ -524,7 +607,7 @@ union x86_event_config {
  * sysfs (sysfs.c)
  */
 extern const struct x86_pmu_ops *x86_ops;
-extern struct pmu x86_cpu_pmu;
+#define x86_cpu_pmu		(x86_types[0].pmu)
 
 /* hwc->flags holds the width of the event's counter, in bits */
 static inline int x86_counter_bits(struct hw_perf_event *hwc)
@@ -549,8 +632,8 @@ int x86_pmu_event_idx(struct perf_event *event);
 extern const struct attribute_group x86_rdpmc_group;
 
 /* sysfs.c */
-const struct attribute_group **
-x86_pmu_sysfs_init(const struct x86_pmu_ops *ops);
+int x86_pmu_sysfs_init(const struct x86_pmu_ops *ops,
+		       struct x86_cpu_type *type);
 
 /**
  * struct x86_pmu_pmi - the PMI handler as Xen PV sees it

@@ -32,6 +32,7 @@
 #define pr_fmt(fmt)	"Performance Events: " fmt
 
 #include <linux/bitops.h>
+#include <linux/cpuhotplug.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/nospec.h>
@@ -48,6 +49,8 @@
 #include "perf_event.h"
 
 DEFINE_PER_CPU(struct cpu_hw_events, cpu_hw_events);
+DEFINE_PER_CPU(struct x86_cpu_type *, x86_this_type);
+int x86_nr_types __read_mostly;
 
 const struct x86_pmu_ops *x86_ops __read_mostly;
 
@@ -208,7 +211,7 @@ static bool x86_group_take(struct perf_event *event, u64 *used)
 {
 	int idx;
 
-	if (event->pmu != &x86_cpu_pmu)
+	if (!is_x86_cpu_event(event))
 		return true;
 	idx = x86_pick_counter(event, *used);
 	if (idx < 0)
@@ -438,7 +441,8 @@ static int x86_pmu_nmi(unsigned int cmd, struct pt_regs *regs)
  * PERF_TYPE_HW_CACHE: config is cache | op << 8 | result << 16; the
  * vendor's tables give the raw config and its extra register value.
  */
-static int x86_cache_event(u64 attr_config, u64 *config, u64 *config1)
+static int x86_cache_event(struct x86_cpu_type *type, u64 attr_config,
+			   u64 *config, u64 *config1)
 {
 	unsigned int cache = attr_config & 0xff;
 	unsigned int op = (attr_config >> 8) & 0xff;
@@ -449,21 +453,21 @@ static int x86_cache_event(u64 attr_config, u64 *config, u64 *config1)
 	    op >= PERF_COUNT_HW_CACHE_OP_MAX ||
 	    result >= PERF_COUNT_HW_CACHE_RESULT_MAX)
 		return -EINVAL;
-	if (!x86_ops->cache_events)
+	if (!type->cache_events)
 		return -ENOENT;
 	/* the indices come from user space */
 	cache = array_index_nospec(cache, PERF_COUNT_HW_CACHE_MAX);
 	op = array_index_nospec(op, PERF_COUNT_HW_CACHE_OP_MAX);
 	result = array_index_nospec(result, PERF_COUNT_HW_CACHE_RESULT_MAX);
 
-	val = (*x86_ops->cache_events)[cache][op][result];
+	val = (*type->cache_events)[cache][op][result];
 	if (!val)
 		return -ENOENT;
 	if (val == X86_CACHE_INVALID)
 		return -EINVAL;
 	*config = val;
-	*config1 = x86_ops->cache_extra ?
-		   (*x86_ops->cache_extra)[cache][op][result] : 0;
+	*config1 = type->cache_extra ?
+		   (*type->cache_extra)[cache][op][result] : 0;
 	return 0;
 }
 
@@ -519,6 +523,14 @@ static int x86_pmu_event_init(struct perf_event *event)
 	u64 config, config1 = 0;
 	int err;
 
+	/*
+	 * Hybrid: a CPU of the other kind of core has no counters of this
+	 * PMU (6.12: ENOENT)
+	 */
+	if (x86_nr_types > 1 && event->cpu >= 0 &&
+	    !cpumask_test_cpu(event->cpu, &x86_event_type(event)->cpus))
+		return -ENOENT;
+
 	/* from here on a failure gives back what was taken (hw.holds) */
 	hwc->holds = 0;
 	event->destroy = x86_pmu_event_destroy;
@@ -548,7 +560,8 @@ static int x86_pmu_event_init(struct perf_event *event)
 	     (!x86_ops->intel.pebs_xmm || !attr->precise_ip)))
 		return -EINVAL;
 
-	switch (attr->type) {
+	/* a raw event of a hybrid CPU's Atom names the Atom's own type */
+	switch (x86_raw_event(event) ? PERF_TYPE_RAW : attr->type) {
 	case PERF_TYPE_HARDWARE:
 		/* config[63:32] named this PMU, or no registered one */
 		if ((attr->config & PERF_HW_EVENT_MASK) >= PERF_COUNT_HW_MAX)
@@ -558,7 +571,8 @@ static int x86_pmu_event_init(struct perf_event *event)
 			return -ENOENT;
 		break;
 	case PERF_TYPE_HW_CACHE:
-		err = x86_cache_event(attr->config, &config, &config1);
+		err = x86_cache_event(x86_event_type(event), attr->config,
+				      &config, &config1);
 		if (err)
 			return err;
 		break;
@@ -647,7 +661,8 @@ static void x86_pmu_enable_all(struct pmu *pmu)
 		x86_ops->hold(false);
 }
 
-struct pmu x86_cpu_pmu = {
+/* the PMU of each kind of core: all the same but for name, type and CPUs */
+static const struct pmu x86_pmu_template __initconst = {
 	.task_ctx_nr	= perf_hw_context,
 	/* x86_pmu_add() starts the counter: no hold needed around it */
 	.capabilities	= PERF_PMU_CAP_ADD_UNHELD,
@@ -666,6 +681,19 @@ struct pmu x86_cpu_pmu = {
 	.check_period	= x86_pmu_check_period,
 };
 
+struct x86_cpu_type x86_types[X86_TYPES_MAX] __read_mostly;
+
+/* this CPU's kind of core, and the CPUs of that kind: it comes up */
+static void x86_this_type_set(void)
+{
+	struct x86_cpu_type *type = &x86_types[0];
+
+	if (x86_nr_types > 1 && x86_ops->cpu_type)
+		type = &x86_types[x86_ops->cpu_type()];
+	this_cpu_write(x86_this_type, type);
+	cpumask_set_cpu(smp_processor_id(), &type->cpus);
+}
+
 /**
  * x86_pmu_cpu_reset - stop and clear this CPU's counters
  *
@@ -676,12 +704,60 @@ void x86_pmu_cpu_reset(void)
 {
 	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
 
+	x86_this_type_set();
 	x86_ops->cpu_reset();
 	/* and whatever the counters hold goes before a task may rdpmc */
-	cpuc->dirty = GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0);
-	if (x86_pmu_hw.num_counters_fixed)
-		cpuc->dirty |= GENMASK_ULL(x86_pmu_hw.num_counters_fixed - 1,
-					   0) << INTEL_PMC_IDX_FIXED;
+	cpuc->dirty = x86_this_cntr_mask();
+}
+
+/* a CPU going down: the PMU of its kind no longer takes its events */
+static int x86_pmu_cpu_dying(unsigned int cpu)
+{
+	struct x86_cpu_type *type = per_cpu(x86_this_type, cpu);
+
+	if (type)
+		cpumask_clear_cpu(cpu, &type->cpus);
+	return 0;
+}
+
+static int x86_pmu_cpu_starting(unsigned int cpu)
+{
+	x86_this_type_set();
+	return 0;
+}
+
+/* the counter indices of @num_gp general and @num_fixed fixed counters */
+static u64 x86_cntr_mask(int num_gp, int num_fixed)
+{
+	u64 mask = GENMASK_ULL(num_gp - 1, 0);
+
+	if (num_fixed)
+		mask |= GENMASK_ULL(num_fixed - 1, 0) << INTEL_PMC_IDX_FIXED;
+	return mask;
+}
+
+/* a kind of core's PMU: its sysfs groups, capabilities and type */
+static int __init x86_type_register(const struct x86_pmu_ops *ops,
+				    struct x86_cpu_type *type, int pmu_type)
+{
+	int err;
+
+	type->pmu = x86_pmu_template;
+	type->cntr_mask = x86_cntr_mask(type->num_gp, type->num_fixed);
+	err = x86_pmu_sysfs_init(ops, type);
+	if (err)
+		return err;
+	type->pmu.attr_groups = type->groups;
+	if (ops->intel.pebs_xmm)
+		type->pmu.capabilities |= PERF_PMU_CAP_EXTENDED_REGS;
+	if (ops->lbr && ops->lbr->state_u64)
+		type->pmu.task_ctx_size = x86_lbr_task_size(ops->lbr);
+	if (x86_nr_types > 1) {
+		/* PERF_PMU_TYPE_SHIFT: a generic event may name it */
+		type->pmu.capabilities |= PERF_PMU_CAP_EXTENDED_HW_TYPE;
+		type->pmu.supported_cpus = &type->cpus;
+	}
+	return perf_pmu_register(&type->pmu, type->name, pmu_type);
 }
 
 /**
@@ -716,27 +792,43 @@ const struct x86_lbr_ops *x86_pmu_lbr(void)
  */
 int __init x86_pmu_register(const struct x86_pmu_ops *ops)
 {
-	const struct attribute_group **groups;
-	int err;
+	int err, i;
 
 	x86_ops = ops;
-	groups = x86_pmu_sysfs_init(ops);
-	if (IS_ERR(groups))
-		return PTR_ERR(groups);
-	x86_cpu_pmu.attr_groups = groups;
-	if (ops->intel.pebs_xmm)
-		x86_cpu_pmu.capabilities |= PERF_PMU_CAP_EXTENDED_REGS;
-	if (ops->lbr && ops->lbr->state_u64)
-		x86_cpu_pmu.task_ctx_size = x86_lbr_task_size(ops->lbr);
+	/* one kind of core unless the vendor described two (hybrid) */
+	if (!x86_nr_types) {
+		x86_nr_types = 1;
+		x86_types[0].name = "cpu";
+		x86_types[0].num_gp = x86_pmu_hw.num_counters_gp;
+		x86_types[0].num_fixed = x86_pmu_hw.num_counters_fixed;
+		x86_types[0].cache_events = ops->cache_events;
+		x86_types[0].cache_extra = ops->cache_extra;
+		x86_types[0].attr_groups = ops->attr_groups;
+	}
 
 	err = register_nmi_handler(NMI_LOCAL, x86_pmu_nmi, 0, "PMI");
 	if (err)
 		return err;
-	err = perf_pmu_register(&x86_cpu_pmu, "cpu", PERF_TYPE_RAW);
-	if (err) {
-		unregister_nmi_handler(NMI_LOCAL, "PMI");
-		return err;
+	/* the first is PERF_TYPE_RAW, the other (Atom) gets a dynamic type */
+	for (i = 0; i < x86_nr_types; i++) {
+		err = x86_type_register(ops, &x86_types[i],
+					i ? -1 : PERF_TYPE_RAW);
+		if (err) {
+			while (--i >= 0)
+				perf_pmu_unregister(&x86_types[i].pmu);
+			unregister_nmi_handler(NMI_LOCAL, "PMI");
+			return err;
+		}
 	}
+	/*
+	 * the kinds of the CPUs that come up from now on, and which PMU
+	 * loses a CPU that goes down (hybrid)
+	 */
+	if (x86_nr_types > 1)
+		cpuhp_setup_state_nocalls(CPUHP_AP_PERF_X86_STARTING,
+					  "perf/x86:starting",
+					  x86_pmu_cpu_starting,
+					  x86_pmu_cpu_dying);
 	x86_pmu_hw.registered = true;
 	x86_pmu.handle_irq = ops->handle_irq;
 	if (ops->lbr)

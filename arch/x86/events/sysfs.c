@@ -5,6 +5,7 @@
  * rdpmc file (userpage.c).
  */
 
+#include <linux/cpumask.h>
 #include <linux/device.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
@@ -98,34 +99,53 @@ static const struct attribute_group x86_caps_group = {
 	.is_visible	= x86_caps_visible,
 };
 
-#define X86_PMU_MAX_GROUPS	8
+/* hybrid: the CPUs of the PMU's kind of core, which perf opens it on */
+static ssize_t cpus_show(struct device *dev, struct device_attribute *attr,
+			 char *page)
+{
+	struct pmu *pmu = dev_get_drvdata(dev);
 
-static const struct attribute_group *x86_attr_groups[X86_PMU_MAX_GROUPS];
+	return cpumap_print_to_pagebuf(true, page, pmu->supported_cpus);
+}
+static DEVICE_ATTR_RO(cpus);
+
+static struct attribute *x86_hybrid_attrs[] = {
+	&dev_attr_cpus.attr,
+	NULL,
+};
+
+static const struct attribute_group x86_hybrid_group = {
+	.attrs		= x86_hybrid_attrs,
+};
 
 /**
- * x86_pmu_sysfs_init - the attribute groups of the "cpu" PMU
+ * x86_pmu_sysfs_init - the attribute groups of a kind of core's PMU
  * @ops: the vendor driver being registered
+ * @type: the kind of core: its groups are filled in (@type->groups)
  *
- * Return: the NULL-terminated groups, or an ERR_PTR() when the vendor has
- * more than they have room for.
+ * Return: 0, or -EINVAL when the vendor has more than they have room for.
  */
-const struct attribute_group ** __init
-x86_pmu_sysfs_init(const struct x86_pmu_ops *ops)
+int __init x86_pmu_sysfs_init(const struct x86_pmu_ops *ops,
+			      struct x86_cpu_type *type)
 {
+	const struct attribute_group **groups = type->groups;
 	int i, n = 0;
 
 	for (i = 0; ops->format_attrs && ops->format_attrs[i]; i++) {
 		if (X86_FORMAT_COMMON + i >= X86_FORMAT_MAX)
-			return ERR_PTR(-EINVAL);
+			return -EINVAL;
 		x86_format_attrs[X86_FORMAT_COMMON + i] = ops->format_attrs[i];
 	}
-	x86_attr_groups[n++] = &x86_format_group;
-	for (i = 0; ops->attr_groups && ops->attr_groups[i]; i++) {
-		if (n >= X86_PMU_MAX_GROUPS - 3)
-			return ERR_PTR(-EINVAL);
-		x86_attr_groups[n++] = ops->attr_groups[i];
+	groups[n++] = &x86_format_group;
+	for (i = 0; type->attr_groups && type->attr_groups[i]; i++) {
+		if (n >= X86_PMU_MAX_GROUPS - 4)
+			return -EINVAL;
+		groups[n++] = type->attr_groups[i];
 	}
-	x86_attr_groups[n++] = &x86_caps_group;
-	x86_attr_groups[n++] = &x86_rdpmc_group;
-	return x86_attr_groups;
+	groups[n++] = &x86_caps_group;
+	groups[n++] = &x86_rdpmc_group;
+	if (x86_nr_types > 1)
+		groups[n++] = &x86_hybrid_group;
+	groups[n] = NULL;
+	return 0;
 }

@@ -109,7 +109,7 @@ void arch_perf_update_userpage(struct perf_event *event,
 	struct hw_perf_event *hwc = &event->hw;
 
 	x86_userpage_time(event, userpg, now);
-	if (event->pmu != &x86_cpu_pmu)
+	if (!is_x86_cpu_event(event))
 		return;
 	userpg->cap_user_rdpmc =
 		READ_ONCE(x86_rdpmc_mode) != X86_RDPMC_NEVER;

@@ -18,7 +18,10 @@
 # the Ice Lake model with architectural LBRs (0018) and Sapphire Rapids'
 # model number, where 6.12 uses them (named alr, runs only the tests of
 # PMU_ALR_TESTS, default "pmu-arch-lbr pmu-lbr.sh pmu-lbr-type
-# pmu-lbr-stack pmu-lbr-task pmu-spr-cache pmu-pt.sh pmu-pt-filter"), with Intel PT (0022)) and CPU count of
+# pmu-lbr-stack pmu-lbr-task pmu-spr-cache pmu-pt.sh pmu-pt-filter"), with Intel PT (0022)),
+# and the hybrid Alder Lake model (0023: CPU 0 a Core, CPU 1 an Atom;
+# named adl, runs only the tests of PMU_ADL_TESTS, default "pmu-hybrid
+# pmu-hybrid.sh"), and CPU count of
 # PMU_SMPS (default "2") with build/pmu-qemu/qemu-system-x86_64 under
 # -icount shift=0,sleep=off -seed 1, checks the boot log on the host (the
 # kernel's Intel/AMD PMU driver line, no "broken PMU", no "unchecked MSR
@@ -46,10 +49,11 @@ SMPS=${PMU_SMPS:-2}
 # longest first: the boots share the host's CPUs (PMU_JOBS at a time, and
 # BOOT_SLOTS with make test's other boots), and a long one started last
 # would run alone at the end
-CPUS=${PMU_CPUS:-EPYC-PMU Skylake-PMU Icelake-PMU Icelake-PMU,arch-lbr=on,model=143,intel-pt=on Skylake-PMU,hypervisor=off}
+CPUS=${PMU_CPUS:-EPYC-PMU Skylake-PMU Icelake-PMU Icelake-PMU,arch-lbr=on,model=143,intel-pt=on Skylake-PMU,hypervisor=off AlderLake-PMU}
 METAL_TESTS=${PMU_METAL_TESTS:-pmu-cstate}
 ICX_TESTS=${PMU_ICX_TESTS:-pmu-topdown pmu-icx-cache pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh pmu-adaptive-pebs pmu-pebs-shared pmu-perf-test-all.sh}
 ALR_TESTS=${PMU_ALR_TESTS:-pmu-arch-lbr pmu-lbr.sh pmu-lbr-type pmu-lbr-stack pmu-lbr-task pmu-spr-cache pmu-pt.sh pmu-pt-filter}
+ADL_TESTS=${PMU_ADL_TESTS:-pmu-hybrid pmu-hybrid.sh}
 REPEAT=${PMU_REPEAT:-1}
 QEMU_BIN=${PMU_QEMU:-$B/pmu-qemu/qemu-system-x86_64}
 initrd=$B/initramfs-pmu${PMU_TAG:+-$PMU_TAG}.cpio.gz
@@ -116,6 +120,7 @@ only_tests() { # CPU
 	*hypervisor=off*) echo $METAL_TESTS ;;
 	*arch-lbr=on*) echo $ALR_TESTS ;;
 	Icelake-PMU*) echo $ICX_TESTS ;;
+	AlderLake-PMU*) echo $ADL_TESTS ;;
 	esac
 }
 
@@ -151,6 +156,7 @@ for cpu in $CPUS; do
 	EPYC*|*AMD*|*amd*) vendor=amd ;;
 	*arch-lbr=on*) vendor=alr ;;
 	Icelake-PMU*) vendor=icx ;;
+	AlderLake-PMU*) vendor=adl ;;
 	*) vendor=intel ;;
 	esac
 	case $cpu in
@@ -179,7 +185,8 @@ for r in "${runs[@]}"; do
 	only=$(only_tests "$cpu")
 	if [ -n "$only" ]; then
 		runlist=$list-$(case $cpu in *hypervisor=off*) echo metal ;;
-			*arch-lbr=on*) echo alr ;; *) echo icx ;; esac)
+			*arch-lbr=on*) echo alr ;; AlderLake*) echo adl ;;
+			*) echo icx ;; esac)
 		awk -v only=" $only " '/^#/ || !NF || index(only, " " $1 " ")' \
 			"$list" > "$runlist"
 		skips=$(for t in $skips; do

@@ -75,8 +75,11 @@ static DEFINE_PER_CPU(u64, intel_guest_only);
 static DEFINE_PER_CPU(u64, intel_host_only);
 /* in the PMI: GLOBAL_CTRL stays 0 until it ends (intel_handle_irq()) */
 static DEFINE_PER_CPU(bool, intel_in_pmi);
-/* held by the core (intel_hold()): GLOBAL_CTRL stays 0 until released */
-static DEFINE_PER_CPU(bool, intel_held);
+/*
+ * held by the core (intel_hold()): GLOBAL_CTRL stays 0 until released;
+ * a depth, as the PMUs of a hybrid CPU's two kinds of core share it
+ */
+static DEFINE_PER_CPU(int, intel_held);
 static DEFINE_PER_CPU(struct perf_guest_switch_msr, intel_guest_msrs[2]);
 static DEFINE_PER_CPU(u64, intel_fixed_ctrl);
 static bool intel_fw_writes __read_mostly;
@@ -111,7 +114,8 @@ static char intel_pmu_name[24] __ro_after_init;
  * the generic cache events, and the model-specific quirks (the PEBS
  * PREC_DIST constraints, the pc format bit) keyed by @family.
  */
-enum intel_family { INTEL_FAM_SKL, INTEL_FAM_ICL, INTEL_FAM_SPR };
+enum intel_family { INTEL_FAM_SKL, INTEL_FAM_ICL, INTEL_FAM_SPR,
+		    INTEL_FAM_ADL };
 
 struct intel_model {
 	const char			*name;
@@ -143,6 +147,14 @@ static const struct intel_model intel_model_spr __initconst = {
 	.cache_extra	= &intel_spr_cache_extra,
 };
 
+/* hybrid.c: two kinds of core; the Core's cache events are Golden Cove's */
+static const struct intel_model intel_model_adl __initconst = {
+	.name		= "alderlake_hybrid",
+	.family		= INTEL_FAM_ADL,
+	.cache_events	= &intel_spr_cache_events,
+	.cache_extra	= &intel_spr_cache_extra,
+};
+
 static const struct x86_cpu_id intel_models[] __initconst = {
 	X86_MATCH_VFM(INTEL_SKYLAKE_L,		&intel_model_skl),
 	X86_MATCH_VFM(INTEL_SKYLAKE,		&intel_model_skl),
@@ -157,6 +169,11 @@ static const struct x86_cpu_id intel_models[] __initconst = {
 	X86_MATCH_VFM(INTEL_ICELAKE_D,		&intel_model_icl),
 	X86_MATCH_VFM(INTEL_SAPPHIRERAPIDS_X,	&intel_model_spr),
 	X86_MATCH_VFM(INTEL_EMERALDRAPIDS_X,	&intel_model_spr),
+	X86_MATCH_VFM(INTEL_ALDERLAKE,		&intel_model_adl),
+	X86_MATCH_VFM(INTEL_ALDERLAKE_L,	&intel_model_adl),
+	X86_MATCH_VFM(INTEL_RAPTORLAKE,		&intel_model_adl),
+	X86_MATCH_VFM(INTEL_RAPTORLAKE_P,	&intel_model_adl),
+	X86_MATCH_VFM(INTEL_RAPTORLAKE_S,	&intel_model_adl),
 	{}
 };
 
@@ -197,7 +214,8 @@ static u64 intel_event_map(int hw_event)
 
 static u64 intel_constraint(struct perf_event *event, u64 config)
 {
-	u64 gp = GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0);
+	const struct x86_cpu_type *type = x86_event_type(event);
+	u64 gp = type->cntr_mask & GENMASK_ULL(INTEL_PMC_IDX_FIXED - 1, 0);
 	u64 sel = config & INTEL_ARCH_EVENT_MASK;
 	int fixed = -1;
 
@@ -205,7 +223,7 @@ static u64 intel_constraint(struct perf_event *event, u64 config)
 	if (unlikely(event->hw.config_base == INTEL_BTS_MARK) &&
 	    event->hw.sample_period == 1)
 		return BIT_ULL(INTEL_PMC_IDX_FIXED_BTS);
-	if (unlikely(intel_td)) {
+	if (unlikely(type->td)) {
 		u64 td = intel_td_constraint(event, config);
 
 		if (td)
@@ -235,7 +253,7 @@ static u64 intel_constraint(struct perf_event *event, u64 config)
 	if (intel_icl && (config & INTEL_EVENT_UMASK) == INTEL_PREC_DIST &&
 	    !(config & INTEL_FIXED_EXCLUDES))
 		return BIT_ULL(X86_PMU_FIXED(0));
-	if (fixed >= 0 && fixed < x86_pmu_hw.num_counters_fixed)
+	if (fixed >= 0 && fixed < type->num_fixed)
 		gp |= BIT_ULL(X86_PMU_FIXED(fixed));
 	return gp;
 }
@@ -316,7 +334,11 @@ static void intel_global_ctrl_set(struct perf_event *event, bool on)
  */
 static void intel_hold(bool on)
 {
-	this_cpu_write(intel_held, on);
+	int held = this_cpu_read(intel_held) + (on ? 1 : -1);
+
+	if (WARN_ON_ONCE(held < 0))
+		held = 0;
+	this_cpu_write(intel_held, held);
 	if (on && !this_cpu_read(intel_in_pmi))
 		wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, 0);
 	else
@@ -535,7 +557,7 @@ static int intel_hw_config(struct perf_event *event, u64 *config, u64 config1)
 {
 	int err;
 
-	if (event->attr.type == PERF_TYPE_RAW &&
+	if (x86_raw_event(event) &&
 	    (event->attr.config & ARCH_PERFMON_EVENTSEL_ANY)) {
 		if (x86_pmu_hw.version < 3)
 			return -EINVAL;
@@ -557,12 +579,13 @@ static int intel_hw_config(struct perf_event *event, u64 *config, u64 config1)
 	return 0;
 }
 
+/* this CPU's counters' status bits */
 static u64 intel_counter_bits(void)
 {
-	return GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0) |
-	       (GENMASK_ULL(x86_pmu_hw.num_counters_fixed - 1, 0) <<
-		INTEL_PMC_IDX_FIXED) |
-	       (intel_td ? BIT_ULL(GLOBAL_STATUS_PERF_METRICS_OVF_BIT) : 0);
+	const struct x86_cpu_type *type = this_cpu_read(x86_this_type);
+
+	return type->cntr_mask |
+	       (type->td ? BIT_ULL(GLOBAL_STATUS_PERF_METRICS_OVF_BIT) : 0);
 }
 
 /* the status bits of the top-down registers */
@@ -640,8 +663,10 @@ static int intel_handle_irq(struct pt_regs *regs)
 	return handled;
 }
 
+/* this CPU's counters only: another kind of core's are a #GP here */
 static void intel_cpu_reset(void)
 {
+	const struct x86_cpu_type *type = this_cpu_read(x86_this_type);
 	const struct x86_lbr_ops *lbr;
 	int i;
 
@@ -649,15 +674,15 @@ static void intel_cpu_reset(void)
 	this_cpu_write(intel_global_ctrl, 0);
 	this_cpu_write(intel_guest_only, 0);
 	this_cpu_write(intel_host_only, 0);
-	for (i = 0; i < x86_pmu_hw.num_counters_gp; i++)
+	for (i = 0; i < type->num_gp; i++)
 		wrmsrl(MSR_ARCH_PERFMON_EVENTSEL0 + i, 0);
 	this_cpu_write(intel_fixed_ctrl, 0);
-	if (x86_pmu_hw.num_counters_fixed)
+	if (type->num_fixed)
 		wrmsrl(MSR_CORE_PERF_FIXED_CTR_CTRL, 0);
 	intel_pebs_cpu_reset();
 	intel_bts_cpu_reset();
 	/* what firmware or a kexec left there is no task's to read */
-	if (intel_td)
+	if (type->td)
 		wrmsrl(MSR_PERF_METRICS, 0);
 	/* nor does a kexec leave the branch stack recording (CPUs up later) */
 	lbr = x86_pmu_lbr();
@@ -712,7 +737,7 @@ PMU_STR_ATTR(intel_ev_mem_stores, "mem-stores", "event=0xd0,umask=0x82");
  * in intel_arch_events[] order, then ref-cycles, then the top-down ones,
  * those of perf mem and, last, the hardware top-down metrics
  */
-static struct attribute *intel_event_attrs[] = {
+struct attribute *intel_event_attrs[] = {
 	&intel_ev_cycles.attr.attr,
 	&intel_ev_insns.attr.attr,
 	&intel_ev_bus.attr.attr,
@@ -737,6 +762,15 @@ static struct attribute *intel_event_attrs[] = {
 	&intel_ev_td_be_bound.attr.attr,
 	NULL,
 };
+
+/**
+ * intel_arch_event_visible - the CPU has the architectural event @i
+ * @i: its index in intel_event_attrs[], below INTEL_ARCH_EVENT_ATTRS
+ */
+bool intel_arch_event_visible(int i)
+{
+	return intel_event_map(intel_arch_events[i].hw);
+}
 
 /* only the events this CPU has */
 static umode_t intel_event_visible(struct kobject *kobj, struct attribute *attr,
@@ -785,6 +819,10 @@ static umode_t intel_format_visible(struct kobject *kobj,
 		       !x86_pmu_hw.anythread_deprecated ? attr->mode : 0;
 	if (attr == &intel_format_pc.attr.attr)
 		return attr->mode;
+	/* the front-end events are the big cores' (6.12's cpu_atom has none) */
+	if (attr == &intel_format_frontend.attr.attr && x86_nr_types > 1 &&
+	    dev_get_drvdata(kobj_to_dev(kobj)) != &x86_types[0].pmu)
+		return 0;
 	return intel_extra ? attr->mode : 0;
 }
 
@@ -869,7 +907,7 @@ int __init intel_pmu_init(void)
 {
 	const struct x86_lbr_ops *lbr;
 	const struct x86_cpu_id *id;
-	bool spr = false;
+	bool spr = false, hybrid = false;
 	u64 caps;
 
 	if (x86_pmu_hw.version < 2 || !x86_pmu_hw.num_counters_gp)
@@ -895,7 +933,11 @@ int __init intel_pmu_init(void)
 		intel_lbr_pt_coexist = true;
 		intel_skl = m->family == INTEL_FAM_SKL;
 		intel_icl = m->family == INTEL_FAM_ICL;
-		spr = m->family == INTEL_FAM_SPR;
+		/* Golden Cove's offcore events are Sapphire Rapids' */
+		spr = m->family == INTEL_FAM_SPR || m->family == INTEL_FAM_ADL;
+		hybrid = m->family == INTEL_FAM_ADL &&
+			 intel_hybrid_init(&intel_ops, m->cache_events,
+					   m->cache_extra);
 		if (m->cache_init)
 			m->cache_init();
 		intel_ops.cache_events = m->cache_events;
@@ -904,8 +946,12 @@ int __init intel_pmu_init(void)
 		intel_ops.intel.extra_claim = intel_extra_claim;
 		intel_ops.intel.extra_put = intel_extra_put;
 		intel_extra_init(spr);
-		/* the Skylake (and Ice Lake) LBRs: 32 deep, LIP + LBR_INFO */
-		if ((caps & INTEL_LBR_FORMAT) == INTEL_LBR_FORMAT_INFO)
+		/*
+		 * the Skylake (and Ice Lake) LBRs: 32 deep, LIP + LBR_INFO;
+		 * a hybrid part's are architectural or none (as 6.12's)
+		 */
+		if ((caps & INTEL_LBR_FORMAT) == INTEL_LBR_FORMAT_INFO &&
+		    m->family != INTEL_FAM_ADL)
 			intel_ops.lbr = &intel_lbr_skylake;
 		intel_ops.max_precise = intel_pebs_init(caps);
 		intel_pebs = intel_ops.max_precise > 0;
@@ -925,10 +971,14 @@ int __init intel_pmu_init(void)
 	lbr = intel_arch_lbr_init(caps);
 	if (lbr)
 		intel_ops.lbr = lbr;
-	if (intel_td_init(caps)) {
+	/* the big cores' fixed counter 3; a hybrid Core's level 2 metrics */
+	if (intel_td_init(caps, hybrid ? x86_types[0].num_fixed :
+				 x86_pmu_hw.num_counters_fixed,
+			  hybrid ? 8 : 4)) {
 		intel_ops.intel.td_update = intel_td_update;
 		intel_ops.intel.td_start = intel_td_start;
 	}
-	intel_cpu_reset();
+	x86_types[0].td = intel_td;
+	/* each CPU's counters are reset as it comes up (x86_pmu_cpu_reset()) */
 	return x86_pmu_register(&intel_ops);
 }

@@ -738,11 +738,10 @@ bool intel_pebs_pending(void)
 /* the PEBS counters of this CPU that a record's status bits may name */
 static u64 pebs_counters(void)
 {
-	u64 counters = GENMASK_ULL(x86_pmu_hw.num_counters_gp - 1, 0);
+	u64 counters = x86_this_cntr_mask();
 
-	if (pebs_adaptive)
-		counters |= GENMASK_ULL(x86_pmu_hw.num_counters_fixed - 1, 0) <<
-			    INTEL_PMC_IDX_FIXED;
+	if (!pebs_adaptive)
+		counters &= GENMASK_ULL(INTEL_PMC_IDX_FIXED - 1, 0);
 	return counters & this_cpu_read(pebs_enabled);
 }
 

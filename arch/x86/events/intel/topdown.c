@@ -32,29 +32,34 @@
 #define TD_SLOTS_IDX		INTEL_PMC_IDX_FIXED_SLOTS
 
 bool intel_td __ro_after_init;
+/* the metrics PERF_METRICS has: 4 (level 1), or 8 with level 2 */
+static int intel_td_metrics __ro_after_init;
 
 /* an update in progress on this CPU: the PMI leaves it the registers */
 static DEFINE_PER_CPU(bool, intel_td_busy);
 
 /**
- * intel_td_init - whether this CPU has the top-down metrics
+ * intel_td_init - whether the big cores have the top-down metrics
  * @caps: IA32_PERF_CAPABILITIES (0 without)
+ * @num_fixed: their fixed counters
+ * @metrics: how many metrics PERF_METRICS holds (4 or 8)
  *
  * Return: true when fixed counter 3 and PERF_METRICS exist.
  */
-bool __init intel_td_init(u64 caps)
+bool __init intel_td_init(u64 caps, int num_fixed, int metrics)
 {
-	intel_td = x86_pmu_hw.num_counters_fixed > 3 &&
-		   (caps & BIT_ULL(PERF_CAP_METRICS_IDX));
+	intel_td = num_fixed > 3 && (caps & BIT_ULL(PERF_CAP_METRICS_IDX));
+	intel_td_metrics = metrics;
 	return intel_td;
 }
 
-/* the metric (0-3) of a pseudo config, or -1 */
+/* the metric (0-3, or 0-7 with level 2) of a pseudo config, or -1 */
 static int intel_td_metric(u64 config)
 {
 	u64 code = config & INTEL_ARCH_EVENT_MASK;
 
-	if (code < INTEL_TD_METRIC_RETIRING || code > INTEL_TD_METRIC_BE_BOUND ||
+	if (code < INTEL_TD_METRIC_RETIRING ||
+	    code >= INTEL_TD_METRIC_RETIRING + (intel_td_metrics << 8) ||
 	    (code & 0xff))
 		return -1;
 	return (code - INTEL_TD_METRIC_RETIRING) >> 8;
@@ -70,7 +75,7 @@ static bool intel_td_counting_slots(struct perf_event *event,
 				    struct perf_event *leader)
 {
 	return leader != event && leader->pmu == event->pmu &&
-	       leader->attr.type == PERF_TYPE_RAW &&
+	       x86_raw_event(leader) &&
 	       intel_td_is_slots(leader->attr.config) &&
 	       !is_sampling_event(leader);
 }
@@ -119,7 +124,8 @@ int intel_td_config(struct perf_event *event, u64 config)
 {
 	struct perf_event *leader = event->group_leader;
 
-	if (!intel_td)
+	/* not on a hybrid CPU's Atom: its metrics are ordinary events */
+	if (!x86_event_type(event)->td)
 		return 0;
 	if (intel_td_metric(config) < 0)
 		return 0;

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmu-hybrid: the two PMUs of a hybrid Intel CPU (AlderLake-PMU, 0023:
+ * CPU 0 a Core, CPU 1 an Atom), through perf_event_open on itself.
+ *
+ * - sysfs: cpu_core is PERF_TYPE_RAW with cpus "0", cpu_atom a dynamic
+ *   type with cpus "1";
+ * - a task event of each PMU counts only while its task runs on a CPU
+ *   of its kind: exact user-mode instructions of a loop pinned to each
+ *   CPU, nothing on the other, time_running short of time_enabled by
+ *   the time spent on the other kind;
+ * - a CPU event for a CPU of the other kind is refused;
+ * - the generic events name their PMU in config[63:32]
+ *   (PERF_PMU_TYPE_SHIFT): such an event counts on that kind only;
+ * - each kind's counters: a group of branch events that fits the Core's
+ *   8 general counters is refused on the Atom's 6;
+ * - the Core's top-down metrics, level 1 and 2, in a slots group;
+ * - rdpmc on each kind reads its own counter.
+ * Exit 0 on success, 1 on a failed check.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include "perf_sys.h"
+#include "pmu-check.h"
+
+#define N	100000
+#define MAXG	10
+
+static int core_type, atom_type;
+
+/* n iterations of a dec/jnz loop: n branches, 2n instructions */
+static void loop(long n)
+{
+	asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		perror("sched_setaffinity");
+}
+
+static int read_int(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static void read_str(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, len, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+/* an open that must succeed: its errno otherwise */
+static void check_open(int ok, const char *what)
+{
+	char buf[200];
+
+	snprintf(buf, sizeof(buf), "%s%s%s", what, ok ? "" : ": ",
+		 ok ? "" : strerror(errno));
+	check(ok, buf);
+}
+
+/*
+ * kernel: 0 user mode only, 1 also the kernel, 2 that and a group leader
+ * (PERF_FORMAT_GROUP)
+ */
+static int open_ev(__u32 type, __u64 config, int cpu, int group, int kernel)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.disabled = group < 0;
+	attr.exclude_kernel = !kernel;
+	attr.exclude_hv = 1;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	if (group >= 0 || kernel > 1)
+		attr.read_format |= PERF_FORMAT_GROUP;
+	return sys_perf_event_open(&attr, cpu < 0 ? 0 : -1, cpu, group, 0);
+}
+
+struct val {
+	__u64 count, enabled, running;
+};
+
+static void read_val(int fd, struct val *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (read(fd, v, sizeof(*v)) != sizeof(*v))
+		perror("read");
+}
+
+static void sysfs(void)
+{
+	char buf[64];
+
+	core_type = read_int("/sys/bus/event_source/devices/cpu_core/type");
+	atom_type = read_int("/sys/bus/event_source/devices/cpu_atom/type");
+	check_val(core_type == PERF_TYPE_RAW, "cpu_core's type is PERF_TYPE_RAW",
+		  core_type, PERF_TYPE_RAW);
+	check(atom_type > PERF_TYPE_MAX && atom_type != core_type,
+	      "cpu_atom has a dynamic type of its own");
+	check(access("/sys/bus/event_source/devices/cpu", F_OK) != 0,
+	      "no \"cpu\" PMU beside them");
+	read_str("/sys/bus/event_source/devices/cpu_core/cpus", buf, sizeof(buf));
+	printf("cpu_core/cpus: %s\n", buf);
+	check(!strcmp(buf, "0"), "cpu_core's cpus are \"0\"");
+	read_str("/sys/bus/event_source/devices/cpu_atom/cpus", buf, sizeof(buf));
+	printf("cpu_atom/cpus: %s\n", buf);
+	check(!strcmp(buf, "1"), "cpu_atom's cpus are \"1\"");
+}
+
+/*
+ * Task events of both PMUs over a loop pinned to each CPU in turn:
+ * each counts the loop on its own kind only
+ */
+static void task_events(void)
+{
+	struct val c, a;
+	char what[160];
+	int fc, fa, cpu;
+
+	for (cpu = 0; cpu < 2; cpu++) {
+		/* a loop of 2N counts exactly 2N more than one of N */
+		long d[2][2];
+		int k;
+
+		/* new events: their times start here */
+		pin(cpu);
+		fc = open_ev(core_type, 0xc0, -1, -1, 0);
+		fa = open_ev(atom_type, 0xc0, -1, -1, 0);
+		check_open(fc >= 0 && fa >= 0,
+			   "task events of cpu_core and cpu_atom open");
+		if (fc < 0 || fa < 0)
+			return;
+		for (k = 0; k < 2; k++) {
+			ioctl(fc, PERF_EVENT_IOC_RESET, 0);
+			ioctl(fa, PERF_EVENT_IOC_RESET, 0);
+			ioctl(fc, PERF_EVENT_IOC_ENABLE, 0);
+			ioctl(fa, PERF_EVENT_IOC_ENABLE, 0);
+			loop(N * (k + 1));
+			ioctl(fc, PERF_EVENT_IOC_DISABLE, 0);
+			ioctl(fa, PERF_EVENT_IOC_DISABLE, 0);
+			read_val(fc, &c);
+			read_val(fa, &a);
+			d[k][0] = c.count;
+			d[k][1] = a.count;
+		}
+		snprintf(what, sizeof(what),
+			 "pinned to CPU %d: cpu_core counts the loop's instructions by difference",
+			 cpu);
+		check_val(d[1][0] - d[0][0] == (cpu == 0 ? 2 * N : 0), what,
+			  d[1][0] - d[0][0], cpu == 0 ? 2 * N : 0);
+		snprintf(what, sizeof(what),
+			 "pinned to CPU %d: cpu_atom counts the loop's instructions by difference",
+			 cpu);
+		check_val(d[1][1] - d[0][1] == (cpu == 1 ? 2 * N : 0), what,
+			  d[1][1] - d[0][1], cpu == 1 ? 2 * N : 0);
+		snprintf(what, sizeof(what),
+			 "pinned to CPU %d: the other kind's event never ran",
+			 cpu);
+		check(cpu == 0 ? (a.running == 0 && a.enabled > 0) :
+				 (c.running == 0 && c.enabled > 0), what);
+		snprintf(what, sizeof(what),
+			 "pinned to CPU %d: its own kind's event ran all the time",
+			 cpu);
+		check(cpu == 0 ? c.running == c.enabled && c.enabled > 0 :
+				 a.running == a.enabled && a.enabled > 0, what);
+		close(fc);
+		close(fa);
+	}
+
+	fc = open_ev(core_type, 0xc0, -1, -1, 0);
+	fa = open_ev(atom_type, 0xc0, -1, -1, 0);
+	check_open(fc >= 0 && fa >= 0, "task events of cpu_core and cpu_atom open");
+	if (fc < 0 || fa < 0)
+		return;
+
+	/* one loop on each kind under the same two events */
+	pin(0);
+	ioctl(fc, PERF_EVENT_IOC_RESET, 0);
+	ioctl(fa, PERF_EVENT_IOC_RESET, 0);
+	ioctl(fc, PERF_EVENT_IOC_ENABLE, 0);
+	ioctl(fa, PERF_EVENT_IOC_ENABLE, 0);
+	loop(N);
+	pin(1);
+	loop(3 * N);
+	ioctl(fc, PERF_EVENT_IOC_DISABLE, 0);
+	ioctl(fa, PERF_EVENT_IOC_DISABLE, 0);
+	read_val(fc, &c);
+	read_val(fa, &a);
+	printf("migrating: core %llu (%llu/%llu ns), atom %llu (%llu/%llu ns)\n",
+	       (unsigned long long)c.count, (unsigned long long)c.running,
+	       (unsigned long long)c.enabled, (unsigned long long)a.count,
+	       (unsigned long long)a.running, (unsigned long long)a.enabled);
+	check(c.count >= 2 * N && c.count < 3 * N,
+	      "migrating: cpu_core counted the loop on CPU 0 only");
+	check(a.count >= 6 * N && a.count < 7 * N,
+	      "migrating: cpu_atom counted the loop on CPU 1 only");
+	check(c.running > 0 && c.running < c.enabled,
+	      "migrating: cpu_core ran part of its enabled time");
+	check(a.running > 0 && a.running < a.enabled,
+	      "migrating: cpu_atom ran part of its enabled time");
+	close(fc);
+	close(fa);
+}
+
+/* CPU events: each PMU on its own CPUs only */
+static void cpu_events(void)
+{
+	int fd;
+
+	fd = open_ev(core_type, 0xc0, 0, -1, 0);
+	check_open(fd >= 0, "a cpu_core event for CPU 0 opens");
+	if (fd >= 0)
+		close(fd);
+	fd = open_ev(atom_type, 0xc0, 1, -1, 0);
+	check_open(fd >= 0, "a cpu_atom event for CPU 1 opens");
+	if (fd >= 0)
+		close(fd);
+	fd = open_ev(core_type, 0xc0, 1, -1, 0);
+	expect_errno(fd, ENOENT, "a cpu_core event for CPU 1 (an Atom)");
+	fd = open_ev(atom_type, 0xc0, 0, -1, 0);
+	expect_errno(fd, ENOENT, "a cpu_atom event for CPU 0 (a Core)");
+	/* a generic event without a PMU goes to the kind of its CPU */
+	fd = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1, -1, 0);
+	check_open(fd >= 0, "a generic instructions event for CPU 1 opens");
+	if (fd >= 0)
+		close(fd);
+}
+
+/* the extended type: config[63:32] names the PMU */
+static void extended_type(void)
+{
+	__u64 ins = PERF_COUNT_HW_INSTRUCTIONS;
+	struct val c, a;
+	long dc, da;
+	int fc, fa, fd;
+
+	pin(1);
+	fc = open_ev(PERF_TYPE_HARDWARE,
+		     ins | (__u64)core_type << PERF_PMU_TYPE_SHIFT, -1, -1, 0);
+	fa = open_ev(PERF_TYPE_HARDWARE,
+		     ins | (__u64)atom_type << PERF_PMU_TYPE_SHIFT, -1, -1, 0);
+	check_open(fc >= 0 && fa >= 0,
+		   "generic instructions naming cpu_core and cpu_atom open");
+	if (fc >= 0 && fa >= 0) {
+		ioctl(fc, PERF_EVENT_IOC_ENABLE, 0);
+		ioctl(fa, PERF_EVENT_IOC_ENABLE, 0);
+		loop(N);
+		read_val(fc, &c);
+		read_val(fa, &a);
+		dc = c.count;
+		da = a.count;
+		loop(N);
+		read_val(fc, &c);
+		read_val(fa, &a);
+		check_val(c.count - dc == 0,
+			  "on the Atom: the event naming cpu_core counts nothing",
+			  c.count - dc, 0);
+		/* the loop and the read's own instructions */
+		check(a.count - da >= 2 * N && a.count - da < 2 * N + 2000,
+		      "on the Atom: the event naming cpu_atom counts the loop");
+	}
+	if (fc >= 0)
+		close(fc);
+	if (fa >= 0)
+		close(fa);
+	fd = open_ev(PERF_TYPE_HW_CACHE,
+		     (__u64)PERF_TYPE_SOFTWARE << PERF_PMU_TYPE_SHIFT, -1, -1, 0);
+	expect_errno(fd, ENOENT, "a cache event naming the software PMU");
+	fd = open_ev(PERF_TYPE_HARDWARE, PERF_COUNT_HW_MAX |
+		     (__u64)atom_type << PERF_PMU_TYPE_SHIFT, -1, -1, 0);
+	expect_errno(fd, EINVAL, "an unknown generic event naming cpu_atom");
+	pin(0);
+}
+
+/*
+ * A group of @nr branch events of @type: fits the kind's general
+ * counters (counts all the time) or is refused at its last member
+ */
+static void group(int type, const char *name, int nr, int fits)
+{
+	__u64 buf[3 + MAXG];
+	int fd[MAXG], i, n, cpu = type == core_type ? 0 : 1;
+	char what[160];
+
+	pin(cpu);
+	for (n = 0; n < nr; n++) {
+		fd[n] = open_ev(type, 0xc4, -1, n ? fd[0] : -1, 2);
+		if (fd[n] < 0)
+			break;
+	}
+	if (!fits) {
+		snprintf(what, sizeof(what),
+			 "%s: a group of %d branch events, one too many", name,
+			 nr);
+		check(n == nr - 1 && errno == EINVAL, what);
+		if (n != nr - 1 || errno != EINVAL)
+			printf("opened %d: %s\n", n, strerror(errno));
+	} else {
+		snprintf(what, sizeof(what),
+			 "%s: a group of %d branch events counts all the time",
+			 name, nr);
+		if (n == nr) {
+			ioctl(fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+			loop(N);
+			ioctl(fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+			if (read(fd[0], buf, sizeof(buf)) < 0)
+				buf[0] = 0;
+			printf("%s: nr %llu enabled %llu running %llu first %llu\n",
+			       name, (unsigned long long)buf[0],
+			       (unsigned long long)buf[1],
+			       (unsigned long long)buf[2],
+			       (unsigned long long)buf[3]);
+			check(buf[0] == (__u64)nr && buf[1] == buf[2] &&
+			      buf[3] >= N, what);
+		} else {
+			check_open(0, what);
+		}
+	}
+	for (i = 0; i < n; i++)
+		close(fd[i]);
+	pin(0);
+}
+
+/* slots with the level 1 and 2 metrics, on the Core */
+static void topdown(void)
+{
+	__u64 buf[3 + MAXG];
+	int fd[9], n, i;
+
+	pin(0);
+	fd[0] = open_ev(core_type, 0x0400, -1, -1, 2);
+	for (n = 1; n < 9 && fd[0] >= 0; n++) {
+		fd[n] = open_ev(core_type, 0x8000 + (n - 1) * 0x100, -1, fd[0],
+				2);
+		if (fd[n] < 0)
+			break;
+	}
+	check(fd[0] >= 0 && n == 9,
+	      "cpu_core: slots with its 8 metric events opens");
+	if (fd[0] >= 0 && n == 9) {
+		__u64 sum = 0;
+
+		ioctl(fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+		loop(N);
+		ioctl(fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+		if (read(fd[0], buf, sizeof(buf)) < 0)
+			buf[0] = 0;
+		for (i = 4; i < 8; i++)
+			sum += buf[i];
+		printf("slots %llu, level 1 %llu %llu %llu %llu, level 2 %llu %llu %llu %llu\n",
+		       (unsigned long long)buf[3], (unsigned long long)buf[4],
+		       (unsigned long long)buf[5], (unsigned long long)buf[6],
+		       (unsigned long long)buf[7], (unsigned long long)buf[8],
+		       (unsigned long long)buf[9], (unsigned long long)buf[10],
+		       (unsigned long long)buf[11]);
+		check(buf[0] == 9 && buf[3] > 0 && sum <= buf[3] &&
+		      sum + 8 >= buf[3] / 2,
+		      "cpu_core: the level 1 metrics split the slots");
+	}
+	for (i = 0; i < n && i < 9; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
+/* rdpmc: each kind's event is read from its own counter */
+static void rdpmc(int type, int cpu, const char *name)
+{
+	struct perf_event_attr attr;
+	struct perf_event_mmap_page *pg;
+	char what[160];
+	__u64 before, after;
+	unsigned int lo, hi;
+	int fd;
+
+	pin(cpu);
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = 0xc0;
+	attr.exclude_kernel = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	snprintf(what, sizeof(what), "%s: rdpmc reads its counter", name);
+	if (fd < 0) {
+		check_open(0, what);
+		return;
+	}
+	pg = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
+	if (pg == MAP_FAILED) {
+		check(0, what);
+		close(fd);
+		return;
+	}
+	if (!pg->cap_user_rdpmc || !pg->index) {
+		printf("cap_user_rdpmc %d index %u\n", (int)pg->cap_user_rdpmc,
+		       pg->index);
+		check(0, what);
+	} else {
+		asm volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(pg->index - 1));
+		before = (__u64)hi << 32 | lo;
+		loop(N);
+		asm volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(pg->index - 1));
+		after = (__u64)hi << 32 | lo;
+		printf("%s: index %u, width %u, moved %llu\n", name, pg->index,
+		       pg->pmc_width, (unsigned long long)(after - before));
+		check(after - before >= 2 * N && after - before < 2 * N + 100,
+		      what);
+	}
+	munmap(pg, sysconf(_SC_PAGESIZE));
+	close(fd);
+	pin(0);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (access("/sys/bus/event_source/devices/cpu_atom", F_OK)) {
+		printf("ok # SKIP not a hybrid CPU\n");
+		return 0;
+	}
+	sysfs();
+	if (core_type < 0 || atom_type < 0)
+		return 1;
+	task_events();
+	cpu_events();
+	extended_type();
+	group(core_type, "cpu_core", 8, 1);
+	group(core_type, "cpu_core", 9, 0);
+	group(atom_type, "cpu_atom", 6, 1);
+	group(atom_type, "cpu_atom", 7, 0);
+	topdown();
+	rdpmc(core_type, 0, "cpu_core");
+	rdpmc(atom_type, 1, "cpu_atom");
+	return fails ? 1 : 0;
+}
