@@ -505,6 +505,9 @@ int amd_lbr_init(void);
 #define INTEL_ARCH_EVENT_ATTRS	7
 extern struct attribute *intel_event_attrs[];
 bool intel_arch_event_visible(int i);
+/* freeze_on_smi (intel/smi.c) */
+extern const struct attribute_group intel_smi_group;
+void intel_smi_cpu_reset(void);
 bool intel_hybrid_init(struct x86_pmu_ops *ops,
 		       const x86_cache_table_t *cache_events,
 		       const x86_cache_table_t *cache_extra);

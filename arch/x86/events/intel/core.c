@@ -681,6 +681,7 @@ static void intel_cpu_reset(void)
 		wrmsrl(MSR_CORE_PERF_FIXED_CTR_CTRL, 0);
 	intel_pebs_cpu_reset();
 	intel_bts_cpu_reset();
+	intel_smi_cpu_reset();
 	/* what firmware or a kexec left there is no task's to read */
 	if (type->td)
 		wrmsrl(MSR_PERF_METRICS, 0);
@@ -828,6 +829,7 @@ static umode_t intel_format_visible(struct kobject *kobj,
 
 static const struct attribute_group *intel_attr_groups[] = {
 	&intel_events_group,
+	&intel_smi_group,
 	NULL,
 };
 

@@ -138,11 +138,13 @@ static const struct attribute_group hy_atom_events = {
 
 static const struct attribute_group *hy_core_groups[] = {
 	&hy_core_events,
+	&intel_smi_group,
 	NULL,
 };
 
 static const struct attribute_group *hy_atom_groups[] = {
 	&hy_atom_events,
+	&intel_smi_group,
 	NULL,
 };
 

@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The "cpu" PMU's format/, events/ and caps/ directories, every file with
-# its contents, exactly as the stock 6.12 kernel has them on the model
+# The "cpu" PMU's format/, events/ and caps/ directories and Intel's
+# freeze_on_smi, every file with its contents, exactly as the stock 6.12 kernel has them on the model
 # (Skylake-PMU, EPYC-PMU). "pmu-cpu-sysfs.sh dump" prints the listing.
 d=/sys/bus/event_source/devices/cpu
 list() {
-	for f in $d/format/* $d/events/* $d/caps/*; do
+	for f in $d/format/* $d/events/* $d/caps/* $d/freeze_on_smi; do
 		[ -f "$f" ] && echo "${f#$d/}: $(cat "$f")"
 	done
 }
@@ -44,6 +44,7 @@ events/topdown-total-slots.scale: 4
 caps/branches: 32
 caps/max_precise: 3
 caps/pmu_name: skylake
+freeze_on_smi: 1
 END
 )
 else

@@ -83,6 +83,27 @@ sed 's/^/# /' /tmp/hy.td
 ok "perf stat --topdown on the Core: percentages printed" \
 	"$([ "$(grep -o '[0-9.]*%' /tmp/hy.td | wc -l)" -ge 4 ] && echo yes)" yes
 
+# freeze_on_smi: DEBUGCTL's FREEZE_WHILE_SMM on every CPU, 1 from boot
+for p in cpu_core cpu_atom; do
+	f=/sys/bus/event_source/devices/$p/freeze_on_smi
+	r=$(cat $f)
+	echo 0 > $f && r="$r $(cat $f)"
+	echo 2 > $f 2>/dev/null || r="$r refused"
+	echo 1 > $f && r="$r $(cat $f)"
+	ok "$p/freeze_on_smi: 1, cleared, 2 refused, set" "$r" "1 0 refused 1"
+done
+
+# a CPU going down leaves its kind's PMU; back up, it returns
+echo 0 > /sys/devices/system/cpu/cpu1/online
+r="$(cat /sys/bus/event_source/devices/cpu_atom/cpus)"
+echo 1 > /sys/devices/system/cpu/cpu1/online
+r="${r:-none} $(cat /sys/bus/event_source/devices/cpu_atom/cpus)"
+ok "cpu_atom/cpus with CPU 1 off, then on" "$r" "none 1"
+n=$(taskset -c 1 perf stat -x, -e cpu_atom/instructions/u -- "$dir/pmu-loop" 2>&1 >/dev/null |
+	awk -F, '$3 ~ /cpu_atom/ { print $1 }')
+ok "CPU 1 back: cpu_atom/instructions/u counts the loop" \
+	"$([ "${n:-0}" -ge 200000 ] 2>/dev/null && [ "$n" -lt 210000 ] && echo yes)" yes
+
 # every sysfs file of both PMUs, as 6.12 has them
 for p in cpu_core cpu_atom; do
 	d=/sys/bus/event_source/devices/$p
