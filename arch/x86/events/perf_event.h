@@ -394,9 +394,11 @@ extern x86_cache_table_t intel_icl_cache_events;
 void intel_icl_cache_init(void);
 extern const x86_cache_table_t intel_spr_cache_events;
 extern const x86_cache_table_t intel_spr_cache_extra;
+extern const x86_cache_table_t intel_grt_cache_events;
+extern const x86_cache_table_t intel_grt_cache_extra;
 extern const x86_cache_table_t amd_zen_cache_events;
 
-void intel_extra_init(bool spr);
+void intel_extra_init(bool spr, bool hybrid);
 int intel_extra_config(struct perf_event *event, u64 config, u64 config1);
 int intel_extra_claim(struct perf_event *event);
 void intel_extra_put(struct perf_event *event);

@@ -198,3 +198,54 @@ const x86_cache_table_t intel_spr_cache_extra = {
 		[OP_(READ)]	= { 0x10c000001ULL, 0x3fb3000001ULL },
 	},
 };
+
+/*
+ * A hybrid CPU's Atom (Gracemont; its public event list, as 6.12
+ * programs them on the model): the L1 data cache and data TLB accesses
+ * are the retired loads and stores, the instruction cache's
+ * ICACHE.ACCESSES and .MISSES, the page walks
+ * DTLB_LOAD/STORE_MISSES.WALK_COMPLETED and ITLB_MISSES.WALK_COMPLETED;
+ * LL is the offcore response event 0x01b7. The L1D misses, prefetches
+ * and NODE have no event.
+ */
+#define GRT_ICACHE_ACCESS	0x0380
+#define GRT_ICACHE_MISS		0x0280
+#define GRT_ITLB_WALK		0x0481
+#define GRT_OFFCORE		0x01b7
+
+const x86_cache_table_t intel_grt_cache_events = {
+	[C(L1D)] = {
+		[OP_(READ)]	= { SKL_LOADS,		0 },
+		[OP_(WRITE)]	= { SKL_STORES,		0 },
+	},
+	[C(L1I)] = {
+		[OP_(READ)]	= { GRT_ICACHE_ACCESS,	GRT_ICACHE_MISS },
+		[OP_(WRITE)]	= { INVALID,		INVALID },
+	},
+	[C(LL)] = {
+		[OP_(READ)]	= { GRT_OFFCORE,	GRT_OFFCORE },
+		[OP_(WRITE)]	= { GRT_OFFCORE,	GRT_OFFCORE },
+	},
+	[C(DTLB)] = {
+		[OP_(READ)]	= { SKL_LOADS,		SKL_DTLB_LOAD_WALK },
+		[OP_(WRITE)]	= { SKL_STORES,		SKL_DTLB_STORE_WALK },
+	},
+	[C(ITLB)] = {
+		[OP_(READ)]	= { INVALID,		GRT_ITLB_WALK },
+		[OP_(WRITE)]	= { INVALID,		INVALID },
+		[OP_(PREFETCH)]	= { INVALID,		INVALID },
+	},
+	[C(BPU)] = {
+		[OP_(READ)]	= { SKL_BRANCHES,	SKL_BRANCH_MISSES },
+		[OP_(WRITE)]	= { INVALID,		INVALID },
+		[OP_(PREFETCH)]	= { INVALID,		INVALID },
+	},
+};
+
+/* its offcore values (demand data reads; RFOs), any response or a miss */
+const x86_cache_table_t intel_grt_cache_extra = {
+	[C(LL)] = {
+		[OP_(READ)]	= { 0x10001ULL, 0x3f04000001ULL },
+		[OP_(WRITE)]	= { 0x10002ULL, 0x3f04000002ULL },
+	},
+};

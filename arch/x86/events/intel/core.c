@@ -947,7 +947,7 @@ int __init intel_pmu_init(void)
 		intel_extra = true;
 		intel_ops.intel.extra_claim = intel_extra_claim;
 		intel_ops.intel.extra_put = intel_extra_put;
-		intel_extra_init(spr);
+		intel_extra_init(spr, hybrid);
 		/*
 		 * the Skylake (and Ice Lake) LBRs: 32 deep, LIP + LBR_INFO;
 		 * a hybrid part's are architectural or none (as 6.12's)

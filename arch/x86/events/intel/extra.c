@@ -5,10 +5,12 @@
  * event select.
  *
  * - offcore response (event 0xb7 or 0xbb, umask 0x01; on Sapphire
- *   Rapids 0x2a or 0x2b): the requests and responses that
+ *   Rapids and a hybrid CPU's Core 0x2a or 0x2b; on its Atom 0xb7 with
+ *   umask 0x01 or 0x02): the requests and responses that
  *   MSR_OFFCORE_RSP_0 or _1 select; also the cache table's LL and NODE
  *   entries;
- * - load latency (0x01cd, "ldlat"): MSR_PEBS_LD_LAT_THRESHOLD;
+ * - load latency (0x01cd, "ldlat"; the Atom's 0x05d0):
+ *   MSR_PEBS_LD_LAT_THRESHOLD;
  * - front-end retired (0x01c6, "frontend"): MSR_PEBS_FRONTEND.
  *
  * The registers belong to the core, not to one of its hardware
@@ -45,14 +47,13 @@
 #define EXTRA_RSP_1		1
 
 /**
- * struct intel_extra - an event that takes an extra register
- * @event: its event select and unit mask
+ * struct intel_extra - an extra register, and what the events that take
+ *	it need
  * @msr: the register
  * @valid: the bits of the register that Skylake implements
  * @usable: the register keeps what is written to it (probed at boot)
  */
 struct intel_extra {
-	u64	event;
 	u32	msr;
 	u64	valid;
 	bool	usable;
@@ -60,10 +61,18 @@ struct intel_extra {
 
 /* in the order of their index in struct x86_extra_regs */
 static struct intel_extra intel_skl_extra[X86_EXTRA_MAX] __ro_after_init = {
-	[EXTRA_RSP_0]	= { 0x01b7, MSR_OFFCORE_RSP_0, 0x3fffff8fffULL },
-	[EXTRA_RSP_1]	= { 0x01bb, MSR_OFFCORE_RSP_1, 0x3fffff8fffULL },
-	[2]		= { 0x01cd, MSR_PEBS_LD_LAT_THRESHOLD, 0xffffULL },
-	[3]		= { 0x01c6, MSR_PEBS_FRONTEND, 0x7fff17ULL },
+	[EXTRA_RSP_0]	= { MSR_OFFCORE_RSP_0, 0x3fffff8fffULL },
+	[EXTRA_RSP_1]	= { MSR_OFFCORE_RSP_1, 0x3fffff8fffULL },
+	[2]		= { MSR_PEBS_LD_LAT_THRESHOLD, 0xffffULL },
+	[3]		= { MSR_PEBS_FRONTEND, 0x7fff17ULL },
+};
+
+/*
+ * The event select and unit mask of the events that take each register,
+ * per kind of core (x86_types[]); 0 for none
+ */
+static u64 extra_events[X86_TYPES_MAX][X86_EXTRA_MAX] __ro_after_init = {
+	[0] = { 0x01b7, 0x01bb, 0x01cd, 0x01c6 },
 };
 
 static bool intel_extra_on __ro_after_init;
@@ -83,15 +92,23 @@ struct extra_core {
 
 static DEFINE_PER_CPU(struct extra_core, extra_core);
 
-/* the extra register the event select of @config counts with, or -1 */
-static int extra_reg(u64 config)
+/* the events of @event's kind of core that take each register */
+static const u64 *extra_events_of(struct perf_event *event)
 {
+	return extra_events[x86_event_type(event) - x86_types];
+}
+
+/* the extra register @event's select @config counts with, or -1 */
+static int extra_reg(struct perf_event *event, u64 config)
+{
+	const u64 *ev;
 	int i;
 
 	if (!intel_extra_on)
 		return -1;
+	ev = extra_events_of(event);
 	for (i = 0; i < X86_EXTRA_MAX; i++)
-		if ((config & EXTRA_SEL_MASK) == intel_skl_extra[i].event)
+		if (ev[i] && (config & EXTRA_SEL_MASK) == ev[i])
 			return i;
 	return -1;
 }
@@ -114,21 +131,35 @@ static bool __init extra_probe(u32 msr, u64 valid)
 /* Sapphire Rapids' offcore response events (its public event list) */
 #define SPR_OFFCORE_0		0x012a
 #define SPR_OFFCORE_1		0x012b
+/*
+ * a hybrid CPU's Atom (Gracemont): offcore response 0xb7 with unit mask
+ * 1 or 2, load latency 0x05d0, no front-end event
+ */
+#define GRT_OFFCORE_0		0x01b7
+#define GRT_OFFCORE_1		0x02b7
+#define GRT_LD_LAT		0x05d0
 
 /**
  * intel_extra_init - the extra registers of this (Skylake-like) CPU
- * @spr: Sapphire Rapids, whose offcore events are 0x2a and 0x2b
+ * @spr: Sapphire Rapids or a hybrid CPU's Core (Golden Cove), whose
+ *	offcore events are 0x2a and 0x2b
+ * @hybrid: x86_types[1] is a hybrid CPU's Atom
  *
  * Probes each register (on the boot CPU: every core has the same) and
  * makes the events that use them known to intel_extra_config().
  */
-void __init intel_extra_init(bool spr)
+void __init intel_extra_init(bool spr, bool hybrid)
 {
 	int cpu, i;
 
 	if (spr) {
-		intel_skl_extra[EXTRA_RSP_0].event = SPR_OFFCORE_0;
-		intel_skl_extra[EXTRA_RSP_1].event = SPR_OFFCORE_1;
+		extra_events[0][EXTRA_RSP_0] = SPR_OFFCORE_0;
+		extra_events[0][EXTRA_RSP_1] = SPR_OFFCORE_1;
+	}
+	if (hybrid) {
+		extra_events[1][EXTRA_RSP_0] = GRT_OFFCORE_0;
+		extra_events[1][EXTRA_RSP_1] = GRT_OFFCORE_1;
+		extra_events[1][2] = GRT_LD_LAT;
 	}
 	for_each_possible_cpu(cpu)
 		raw_spin_lock_init(&per_cpu(extra_core, cpu).lock);
@@ -155,7 +186,7 @@ static bool extra_add_value(u64 *vals, int *n, u64 val)
 /* the offcore value of @event, if it has one, among @vals */
 static bool extra_add_event(struct perf_event *event, u64 *vals, int *n)
 {
-	int reg = extra_reg(event->hw.config);
+	int reg = extra_reg(event, event->hw.config);
 
 	if (reg < 0 || reg > EXTRA_RSP_1)
 		return true;
@@ -203,7 +234,7 @@ static bool extra_group_fits(struct perf_event *event, u64 val)
  */
 int intel_extra_config(struct perf_event *event, u64 config, u64 config1)
 {
-	int reg = extra_reg(config);
+	int reg = extra_reg(event, config);
 
 	if (reg < 0)
 		return 0;
@@ -255,7 +286,7 @@ int intel_extra_claim(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	struct extra_core *core;
-	int reg = extra_reg(hwc->config);
+	int reg = extra_reg(event, hwc->config);
 
 	if (reg < 0)
 		return 0;
@@ -272,7 +303,7 @@ int intel_extra_claim(struct perf_event *event)
 		return -EAGAIN;
 	/* an offcore event counts with the register it got */
 	hwc->config &= ~EXTRA_SEL_MASK;
-	hwc->config |= intel_skl_extra[reg].event;
+	hwc->config |= extra_events_of(event)[reg];
 	return 0;
 }
 
@@ -283,7 +314,7 @@ int intel_extra_claim(struct perf_event *event)
 void intel_extra_put(struct perf_event *event)
 {
 	struct extra_core *core;
-	int reg = extra_reg(event->hw.config);
+	int reg = extra_reg(event, event->hw.config);
 
 	if (reg < 0)
 		return;
@@ -303,7 +334,7 @@ void intel_extra_put(struct perf_event *event)
  */
 void intel_extra_enable(struct perf_event *event)
 {
-	int reg = extra_reg(event->hw.config);
+	int reg = extra_reg(event, event->hw.config);
 
 	if (reg < 0)
 		return;

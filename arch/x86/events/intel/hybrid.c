@@ -168,11 +168,12 @@ static void __init hy_attrs_fill(struct attribute **to, struct attribute **own)
 /**
  * intel_hybrid_init - describe the two kinds of core of a hybrid CPU
  * @ops: the Intel driver's ops, given the hook that tells the kinds apart
- * @cache_events: the Core's generic cache events
+ * @cache_events: the Core's generic cache events (the Atom's are
+ *	Gracemont's, intel_grt_cache_events)
  * @cache_extra: their extra register values
  *
- * Fills x86_types[] (the Atom has no cache table here: its cache events
- * are ENOENT). Called on the boot CPU before the PMUs are registered.
+ * Fills x86_types[]. Called on the boot CPU before the PMUs are
+ * registered.
  *
  * Return: false when the CPU is not hybrid (one PMU, as elsewhere).
  */
@@ -199,6 +200,8 @@ bool __init intel_hybrid_init(struct x86_pmu_ops *ops,
 	atom->name = "cpu_atom";
 	atom->num_gp = x86_pmu_hw.num_counters_gp;
 	atom->num_fixed = x86_pmu_hw.num_counters_fixed;
+	atom->cache_events = &intel_grt_cache_events;
+	atom->cache_extra = &intel_grt_cache_extra;
 	atom->attr_groups = hy_atom_groups;
 
 	x86_nr_types = 2;

@@ -15,11 +15,13 @@
  * - each kind's counters: a group of branch events that fits the Core's
  *   8 general counters is refused on the Atom's 6;
  * - the Core's top-down metrics, level 1 and 2, in a slots group;
- * - rdpmc on each kind reads its own counter.
+ * - rdpmc on each kind reads its own counter;
+ * - each kind's generic cache events program what 6.12 programs.
  * Exit 0 on success, 1 on a failed check.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -446,6 +448,117 @@ static void rdpmc(int type, int cpu, const char *name)
 	pin(0);
 }
 
+/*
+ * The generic cache events of each kind, as 6.12 programs them on the
+ * model (read back through /dev/cpu/N/msr): the event select and unit
+ * mask, and for the offcore response event MSR_OFFCORE_RSP_0's value;
+ * 0 an event the kind does not have (ENOENT), -1 one that makes no
+ * sense (EINVAL). The Core's are Golden Cove's, the Atom's Gracemont's.
+ */
+struct cache_entry {
+	int	sel;
+	__u64	rsp;
+};
+
+#define NO	{ 0, 0 }
+#define BAD	{ -1, 0 }
+/* [cache 0-6][op 0-2][result 0-1] */
+static const struct cache_entry core_cache[7][3][2] = {
+	{ { { 0x81d0 }, { 0xe124 } }, { { 0x82d0 }, NO }, { NO, NO } },
+	{ { NO, { 0xe424 } }, { BAD, BAD }, { NO, NO } },
+	{ { { 0x012a, 0x10001 }, { 0x012a, 0x3fbfc00001ULL } },
+	  { { 0x012a, 0x3f3ffc0002ULL }, { 0x012a, 0x3f3fc00002ULL } },
+	  { NO, NO } },
+	{ { { 0x81d0 }, { 0x0e12 } }, { { 0x82d0 }, { 0x0e13 } }, { NO, NO } },
+	{ { BAD, { 0x0e11 } }, { BAD, BAD }, { BAD, BAD } },
+	{ { { 0x04c4 }, { 0x04c5 } }, { BAD, BAD }, { BAD, BAD } },
+	{ { { 0x012a, 0x10c000001ULL }, { 0x012a, 0x3fb3000001ULL } },
+	  { NO, NO }, { NO, NO } },
+};
+
+static const struct cache_entry atom_cache[7][3][2] = {
+	{ { { 0x81d0 }, NO }, { { 0x82d0 }, NO }, { NO, NO } },
+	{ { { 0x0380 }, { 0x0280 } }, { BAD, BAD }, { NO, NO } },
+	{ { { 0x01b7, 0x10001 }, { 0x01b7, 0x3f04000001ULL } },
+	  { { 0x01b7, 0x10002 }, { 0x01b7, 0x3f04000002ULL } },
+	  { NO, NO } },
+	{ { { 0x81d0 }, { 0x0e08 } }, { { 0x82d0 }, { 0x0e49 } }, { NO, NO } },
+	{ { BAD, { 0x0481 } }, { BAD, BAD }, { BAD, BAD } },
+	{ { { 0x00c4 }, { 0x00c5 } }, { BAD, BAD }, { BAD, BAD } },
+	{ { NO, NO }, { NO, NO }, { NO, NO } },
+};
+
+static __u64 rdmsr_on(int cpu, unsigned int msr)
+{
+	char path[64];
+	__u64 v = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/cpu/%d/msr", cpu);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &v, sizeof(v), msr) != sizeof(v))
+		v = 0;
+	close(fd);
+	return v;
+}
+
+/* CPU events of @type on @cpu for every entry: errno or what it programs */
+static void cache_table(int type, int cpu, int nr_gp, const char *name,
+			const struct cache_entry (*want)[3][2])
+{
+	struct perf_event_attr attr;
+	int c, o, r, i, bad = 0, fd;
+
+	for (c = 0; c < 7; c++)
+	for (o = 0; o < 3; o++)
+	for (r = 0; r < 2; r++) {
+		const struct cache_entry *w = &want[c][o][r];
+		int sel = -2;
+		__u64 rsp = 0;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_HW_CACHE;
+		attr.config = c | o << 8 | r << 16 |
+			      (__u64)type << PERF_PMU_TYPE_SHIFT;
+		attr.exclude_kernel = 1;
+		fd = sys_perf_event_open(&attr, -1, cpu, -1, 0);
+		if (fd < 0) {
+			if ((w->sel == 0 && errno == ENOENT) ||
+			    (w->sel == -1 && errno == EINVAL))
+				continue;
+			printf("%s %d/%d/%d: %s\n", name, c, o, r,
+			       strerror(errno));
+			bad++;
+			continue;
+		}
+		for (i = 0; i < nr_gp; i++) {
+			__u64 v = rdmsr_on(cpu, 0x186 + i);
+
+			if (v & (1 << 22))
+				sel = v & 0xffff;
+		}
+		if ((sel & 0xff) == 0xb7 || (sel & 0xff) == 0x2a)
+			rsp = rdmsr_on(cpu, 0x1a6);
+		close(fd);
+		if (sel == w->sel && (!w->rsp || rsp == w->rsp))
+			continue;
+		printf("%s %d/%d/%d: select %#x offcore %#llx, want %#x %#llx\n",
+		       name, c, o, r, sel, (unsigned long long)rsp, w->sel,
+		       (unsigned long long)w->rsp);
+		bad++;
+	}
+	{
+		char what[100];
+
+		snprintf(what, sizeof(what),
+			 "%s: every generic cache event as 6.12's", name);
+		check(!bad, what);
+	}
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -466,5 +579,7 @@ int main(void)
 	topdown();
 	rdpmc(core_type, 0, "cpu_core");
 	rdpmc(atom_type, 1, "cpu_atom");
+	cache_table(core_type, 0, 8, "cpu_core", core_cache);
+	cache_table(atom_type, 1, 6, "cpu_atom", atom_cache);
 	return fails ? 1 : 0;
 }
