@@ -559,6 +559,42 @@ static void cache_table(int type, int cpu, int nr_gp, const char *name,
 	}
 }
 
+/*
+ * The Atom's offcore response events (0xb7, unit mask 1 or 2): two
+ * values take both registers, the second event moving to the other
+ * register's unit mask
+ */
+static void atom_offcore(void)
+{
+	struct perf_event_attr attr;
+	int fd[2], i, ok = 1;
+	__u64 sel[6], rsp0, rsp1;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = atom_type;
+	attr.config = 0x01b7;
+	attr.exclude_kernel = 1;
+	for (i = 0; i < 2; i++) {
+		attr.config1 = 0x10001 + i;
+		fd[i] = sys_perf_event_open(&attr, -1, 1, -1, 0);
+		ok &= fd[i] >= 0;
+	}
+	for (i = 0; i < 6; i++)
+		sel[i] = rdmsr_on(1, 0x186 + i) & 0xffff;
+	rsp0 = rdmsr_on(1, 0x1a6);
+	rsp1 = rdmsr_on(1, 0x1a7);
+	printf("offcore: selects %#llx %#llx, RSP_0 %#llx, RSP_1 %#llx\n",
+	       (unsigned long long)sel[0], (unsigned long long)sel[1],
+	       (unsigned long long)rsp0, (unsigned long long)rsp1);
+	check(ok && sel[0] == 0x01b7 && sel[1] == 0x02b7 && rsp0 == 0x10001 &&
+	      rsp1 == 0x10002,
+	      "cpu_atom: two offcore values take both registers (0x01b7, 0x02b7)");
+	for (i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -581,5 +617,6 @@ int main(void)
 	rdpmc(atom_type, 1, "cpu_atom");
 	cache_table(core_type, 0, 8, "cpu_core", core_cache);
 	cache_table(atom_type, 1, 6, "cpu_atom", atom_cache);
+	atom_offcore();
 	return fails ? 1 : 0;
 }

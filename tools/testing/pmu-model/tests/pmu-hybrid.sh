@@ -76,6 +76,18 @@ for p in cpu_core:0 cpu_atom:1; do
 	ok "perf record -e $pmu/instructions/u on CPU $cpu: samples" "$n" 19
 done
 
+# and precise (PEBS) on each: the records' samples
+for p in cpu_core:0 cpu_atom:1; do
+	pmu=${p%:*} cpu=${p#*:}
+	rm -f /tmp/hy.data
+	taskset -c "$cpu" perf record -q -o /tmp/hy.data -c 10007 \
+		-e "$pmu/instructions/upp" -- "$dir/pmu-loop" > /dev/null 2>&1 ||
+		fail=1
+	n=$(perf report -i /tmp/hy.data --stdio -D 2>/dev/null |
+		grep -c 'PERF_RECORD_SAMPLE')
+	ok "perf record -e $pmu/instructions/upp on CPU $cpu: samples" "$n" 19
+done
+
 # the Core's top-down metrics
 perf stat --topdown -o /tmp/hy.td -- taskset -c 0 "$dir/pmu-loop" \
 	> /dev/null 2>&1 || fail=1
