@@ -25,6 +25,7 @@ tag=ptt$$
 for cpu in $cpus; do
 	PMU_TAG=$tag APPEND="$append" PMU_ONLY=pmu-perf-test-all.sh \
 	PMU_ICX_TESTS=pmu-perf-test-all.sh PMU_ALR_TESTS=pmu-perf-test-all.sh \
+	PMU_ADL_TESTS=pmu-perf-test-all.sh \
 	PMU_CPUS="$cpu" PMU_REPEAT=0 "$HERE/run-tests.sh" "$kernel" |
 		grep -E '^(PASS|FAIL) pmu-perf-test-all' || true
 done
