@@ -1015,23 +1015,25 @@ static int in_loop(uint64_t ip)
 
 /*
  * run() over ITERS iterations of ibs_loop, with the task's core cycles
- * counter on and off beside the IBS event (run_cfd) when @count_cycles.
- * IBS counting cycles counts the kernel's too: the ticks and interrupts
- * (the sampling NMIs among them) that land in the loop, some 25k
- * instructions each on a debug kernel, can make a sample or two more
- * than the loop's own cycles. *@most is the most samples the loop may
- * hold: one more than the periods of all the cycles counted (*@all),
- * and never fewer than @want + 1 (counting ops, or with no counter).
+ * counter (@count_cycles) or its instructions counter (ops) on and off
+ * beside the IBS event (run_cfd). IBS counts the kernel's cycles and
+ * ops too: the ticks and interrupts (the sampling NMIs among them) that
+ * land in the loop, some 25k instructions each on a debug kernel (and a
+ * tick that runs RCU callbacks more than a period), can make a sample
+ * or two more than the loop's own. *@most is the most samples the loop
+ * may hold: one more than the periods of all that was counted (*@all),
+ * and never fewer than @want + 1 (with no counter).
  */
 static int run_counted(struct run *r, struct perf_event_attr *a, int cpuwide,
 		       int count_cycles, long want, long *most, uint64_t *all)
 {
 	struct perf_event_attr ca = {
 		.type = PERF_TYPE_HARDWARE,
-		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.config = count_cycles ? PERF_COUNT_HW_CPU_CYCLES :
+					 PERF_COUNT_HW_INSTRUCTIONS,
 		.disabled = 1,
 	};
-	int cfd = count_cycles ? sys_open(&ca, 0, -1, -1) : -1;
+	int cfd = sys_open(&ca, 0, -1, -1);
 	int ret;
 
 	*all = 0;
@@ -1072,7 +1074,10 @@ static void op_case(const char *name, uint64_t config, int cpuwide)
 	struct run r;
 	char what[240];
 
-	/* counting cycles, the kernel's in the loop count too */
+	/*
+	 * the kernel's cycles, or ops (its instructions: an interrupt's
+	 * handler in the loop, long on a debug kernel), count too
+	 */
 	if (run_counted(&r, &a, cpuwide, !cnt_ctl, want, &most, &all) < 0) {
 		snprintf(what, sizeof(what), "%s: opened and mapped (%s)",
 			 name, strerror(errno));
@@ -1126,8 +1131,9 @@ static void op_case(const char *name, uint64_t config, int cpuwide)
 	printf("# %s: %d samples, %d in the loop (%d loads, %d L1D hits, %d dec/jnz), %d elsewhere; %ld ops in the loop\n",
 	       name, r.n, in, loads, l1, nomem, other, (long)LOOP_OPS);
 	if (all)
-		printf("# %s: %llu cycles in all while it sampled (%ld periods)\n",
-		       name, (unsigned long long)all, (long)(all / PERIOD));
+		printf("# %s: %llu %s in all while it sampled (%ld periods)\n",
+		       name, (unsigned long long)all,
+		       cnt_ctl ? "instructions" : "cycles", (long)(all / PERIOD));
 	snprintf(what, sizeof(what),
 		 "%s: %d samples in the loop, %ld periods of %s (one less, or at most %ld with the kernel's)",
 		 name, in, want, cnt_ctl ? "ops" : "cycles", most);
