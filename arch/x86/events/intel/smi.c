@@ -35,7 +35,11 @@ static void intel_smi_set(void *unused)
 	update_debugctlmsr(debugctl);
 }
 
-/* a CPU coming up takes the setting */
+/**
+ * intel_smi_cpu_reset - give this CPU's DEBUGCTL the freeze_on_smi setting
+ *
+ * Called as the CPU comes up (intel_cpu_reset()), IRQs off.
+ */
 void intel_smi_cpu_reset(void)
 {
 	intel_smi_set(NULL);
