@@ -510,9 +510,7 @@ bool intel_arch_event_visible(int i);
 /* freeze_on_smi (intel/smi.c) */
 extern const struct attribute_group intel_smi_group;
 void intel_smi_cpu_reset(void);
-bool intel_hybrid_init(struct x86_pmu_ops *ops,
-		       const x86_cache_table_t *cache_events,
-		       const x86_cache_table_t *cache_extra);
+bool intel_hybrid_init(struct x86_pmu_ops *ops);
 
 #ifdef CONFIG_CPU_SUP_INTEL
 int intel_pmu_init(void);

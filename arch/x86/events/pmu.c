@@ -720,12 +720,6 @@ static int x86_pmu_cpu_dying(unsigned int cpu)
 	return 0;
 }
 
-static int x86_pmu_cpu_starting(unsigned int cpu)
-{
-	x86_this_type_set();
-	return 0;
-}
-
 /* the counter indices of @num_gp general and @num_fixed fixed counters */
 static u64 x86_cntr_mask(int num_gp, int num_fixed)
 {
@@ -821,13 +815,12 @@ int __init x86_pmu_register(const struct x86_pmu_ops *ops)
 		}
 	}
 	/*
-	 * the kinds of the CPUs that come up from now on, and which PMU
-	 * loses a CPU that goes down (hybrid)
+	 * which PMU loses a CPU that goes down (hybrid); one coming up
+	 * joins its kind's at its reset (perf_events_lapic_init())
 	 */
 	if (x86_nr_types > 1)
 		cpuhp_setup_state_nocalls(CPUHP_AP_PERF_X86_STARTING,
-					  "perf/x86:starting",
-					  x86_pmu_cpu_starting,
+					  "perf/x86:starting", NULL,
 					  x86_pmu_cpu_dying);
 	x86_pmu_hw.registered = true;
 	x86_pmu.handle_irq = ops->handle_irq;

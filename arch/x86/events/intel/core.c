@@ -787,7 +787,7 @@ static umode_t intel_event_visible(struct kobject *kobj, struct attribute *attr,
 	if (i == ARRAY_SIZE(intel_arch_events))
 		return intel_event_map(PERF_COUNT_HW_REF_CPU_CYCLES) ?
 		       attr->mode : 0;
-	return intel_event_map(intel_arch_events[i].hw) ? attr->mode : 0;
+	return intel_arch_event_visible(i) ? attr->mode : 0;
 }
 
 static const struct attribute_group intel_events_group = {
@@ -937,13 +937,12 @@ int __init intel_pmu_init(void)
 		intel_icl = m->family == INTEL_FAM_ICL;
 		/* Golden Cove's offcore events are Sapphire Rapids' */
 		spr = m->family == INTEL_FAM_SPR || m->family == INTEL_FAM_ADL;
-		hybrid = m->family == INTEL_FAM_ADL &&
-			 intel_hybrid_init(&intel_ops, m->cache_events,
-					   m->cache_extra);
 		if (m->cache_init)
 			m->cache_init();
 		intel_ops.cache_events = m->cache_events;
 		intel_ops.cache_extra = m->cache_extra;
+		hybrid = m->family == INTEL_FAM_ADL &&
+			 intel_hybrid_init(&intel_ops);
 		intel_extra = true;
 		intel_ops.intel.extra_claim = intel_extra_claim;
 		intel_ops.intel.extra_put = intel_extra_put;

@@ -167,19 +167,16 @@ static void __init hy_attrs_fill(struct attribute **to, struct attribute **own)
 
 /**
  * intel_hybrid_init - describe the two kinds of core of a hybrid CPU
- * @ops: the Intel driver's ops, given the hook that tells the kinds apart
- * @cache_events: the Core's generic cache events (the Atom's are
- *	Gracemont's, intel_grt_cache_events)
- * @cache_extra: their extra register values
+ * @ops: the Intel driver's ops, with the model's cache tables (the
+ *	Core's; the Atom's are Gracemont's, intel_grt_cache_events); given
+ *	the hook that tells the kinds apart
  *
  * Fills x86_types[]. Called on the boot CPU before the PMUs are
  * registered.
  *
  * Return: false when the CPU is not hybrid (one PMU, as elsewhere).
  */
-bool __init intel_hybrid_init(struct x86_pmu_ops *ops,
-			      const x86_cache_table_t *cache_events,
-			      const x86_cache_table_t *cache_extra)
+bool __init intel_hybrid_init(struct x86_pmu_ops *ops)
 {
 	struct x86_cpu_type *core = &x86_types[0], *atom = &x86_types[1];
 
@@ -193,8 +190,8 @@ bool __init intel_hybrid_init(struct x86_pmu_ops *ops,
 	core->num_gp = max(x86_pmu_hw.num_counters_gp, INTEL_HYBRID_CORE_GP);
 	core->num_fixed = max(x86_pmu_hw.num_counters_fixed,
 			      INTEL_HYBRID_CORE_FIXED);
-	core->cache_events = cache_events;
-	core->cache_extra = cache_extra;
+	core->cache_events = ops->cache_events;
+	core->cache_extra = ops->cache_extra;
 	core->attr_groups = hy_core_groups;
 
 	atom->name = "cpu_atom";

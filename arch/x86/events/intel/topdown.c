@@ -87,7 +87,8 @@ static bool intel_td_counting_slots(struct perf_event *event,
  *
  * A metric event whose group lost its slots leader (closed: the members
  * become groups of their own) gets no counter: the registers it would
- * read may be a sampling slots event's.
+ * read may be a sampling slots event's. Called only for an event of a
+ * kind of core that has the metrics (x86_cpu_type.td).
  *
  * Return: fixed counter 3 for slots, the metric's pseudo index for a
  * metric event in a counting slots group, 0 otherwise.
@@ -96,8 +97,6 @@ u64 intel_td_constraint(struct perf_event *event, u64 config)
 {
 	int m;
 
-	if (!intel_td)
-		return 0;
 	if (intel_td_is_slots(config))
 		return BIT_ULL(TD_SLOTS_IDX);
 	m = intel_td_metric(config);
