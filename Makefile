@@ -46,8 +46,12 @@ PMU_IN_TEST      ?= 1
 # a second time and requires byte-identical logs (PMU_TEST_REPEAT=1 does
 # that in make test too)
 PMU_TEST_REPEAT  ?= 0
-# model tests our drivers cannot pass yet (no branch stacks)
+# model tests our drivers cannot pass yet (none)
 PMU_SKIP_OURS    ?=
+# CPU models ours alone boots: a hybrid Atom with a shallower branch
+# stack than the Core's, which the stock driver does not size per kind
+# (its MSR accesses past the Atom's depth fault; pmu-model.rst)
+PMU_OURS_CPUS    ?= AlderLake-PMU,pmu-atom-lbr-depth=16
 # perf test's whole sequence is compared with stock's table
 # (tools/testing/pmu-model/stock-results/perf-test-*.txt, made by make
 # pmu-perf-test-table), not with itself
@@ -359,7 +363,8 @@ endif
 		echo "FAIL pmu-model: no results (QEMU or $(PMU_KERNEL) build failed?)" \
 			> $(B)/logs/pmu.result
 	@rm -f $(B)/logs/pmu-ours.result
-	-@PMU_TAG=ours PMU_REPEAT=0 PMU_SKIP="$(PMU_SKIP_OURS)" $(PMU_DIR)/run-tests.sh $(B)/obj-test/$(BZ) \
+	-@PMU_TAG=ours PMU_REPEAT=0 PMU_SKIP="$(PMU_SKIP_OURS)" \
+		PMU_EXTRA_CPUS="$(PMU_OURS_CPUS)" $(PMU_DIR)/run-tests.sh $(B)/obj-test/$(BZ) \
 		$(B)/logs/pmu-ours.result | grep -v -E '^[0-9]+ passed, [0-9]+ failed$$'
 	@[ -s $(B)/logs/pmu-ours.result ] || \
 		echo "FAIL pmu-model@ours: no results (QEMU or kernel build failed?)" \

@@ -285,6 +285,17 @@ static void perf_ctx_list_del(struct perf_event_context *ctx,
 		ctx->nr_cpu_tp--;
 }
 
+/*
+ * The PMUs of a hybrid CPU's kinds of core (x86 cpu_core and cpu_atom)
+ * keep one state per task for the one branch stack of whatever CPU runs
+ * it: the same sched_task() and data serve both, called once a switch
+ */
+static bool perf_task_data_shared(struct pmu *a, struct pmu *b)
+{
+	return a == b || (a->sched_task == b->sched_task &&
+			  a->task_ctx_size == b->task_ctx_size);
+}
+
 /**
  * perf_ctx_prepare_task_data - room for the PMU's data before @event joins
  * @ctx: the task context @event is about to join
@@ -293,8 +304,9 @@ static void perf_ctx_list_del(struct perf_event_context *ctx,
  *
  * Allocates task_ctx_size bytes once per context, before ctx->lock is
  * taken (the joining happens with interrupts off). One PMU per context
- * keeps such data: the CPU's. Called with ctx->mutex held, or on a
- * context no one else sees yet (fork).
+ * keeps such data: the CPU's (or the CPU's kinds of core, sharing it).
+ * Called with ctx->mutex held, or on a context no one else sees yet
+ * (fork).
  *
  * Return: 0, -ENOMEM, or -EBUSY if another PMU's data is there.
  */
@@ -307,7 +319,7 @@ int perf_ctx_prepare_task_data(struct perf_event_context *ctx,
 	if (!(event->attach_state & PERF_ATTACH_SCHED_CB))
 		return 0;
 	if (ctx->task_data)
-		return ctx->sched_cb_pmu == pmu ? 0 : -EBUSY;
+		return perf_task_data_shared(ctx->sched_cb_pmu, pmu) ? 0 : -EBUSY;
 	data = kzalloc(pmu->task_ctx_size, GFP_KERNEL);
 	if (!data)
 		return -ENOMEM;

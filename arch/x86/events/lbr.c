@@ -113,10 +113,12 @@ int x86_lbr_snapshot(struct perf_branch_entry *entries, unsigned int cnt)
 	unsigned long flags;
 	bool users;
 	u64 hw_idx;
-	int n = 0;
+	int n = 0, depth;
 
 	local_irq_save(flags);
-	if (this_cpu_inc_return(lbr_snap_busy) != 1)
+	/* this CPU's kind of core: a hybrid CPU's kinds may differ in depth */
+	depth = __this_cpu_read(x86_this_type)->lbr_nr;
+	if (this_cpu_inc_return(lbr_snap_busy) != 1 || !depth)
 		goto out;
 	users = this_cpu_ptr(&cpu_hw_events)->lbr_users;
 	if (users)
@@ -126,8 +128,8 @@ int x86_lbr_snapshot(struct perf_branch_entry *entries, unsigned int cnt)
 	if (users)
 		ops->enable(this_cpu_ptr(&cpu_hw_events)->lbr_sel);
 	/* read() stops at the first slot never written since a reset */
-	memset(buf + n, 0, (ops->nr - n) * sizeof(*buf));
-	n = min_t(unsigned int, ops->nr, cnt);
+	memset(buf + n, 0, (depth - n) * sizeof(*buf));
+	n = min_t(unsigned int, depth, cnt);
 	memcpy(entries, buf, n * sizeof(*entries));
 out:
 	this_cpu_dec(lbr_snap_busy);

@@ -97,6 +97,14 @@ struct x86_cpu_type {
 	const struct attribute_group **attr_groups;
 	const struct attribute_group *groups[X86_PMU_MAX_GROUPS];
 	cpumask_t		cpus;
+	/*
+	 * what only a CPU of this kind can say (x86_ops->type_probe(), on
+	 * its first CPU up): the depth of its branch stack (0: none) and
+	 * its IA32_PERF_CAPABILITIES
+	 */
+	bool			probed;
+	int			lbr_nr;
+	u64			caps;
 };
 
 /* the kinds of core: 1, or 2 on a hybrid CPU (0: the big core, 1: Atom) */
@@ -232,6 +240,7 @@ struct x86_pmu_ops {
 	void		(*hold)(bool on);
 	void		(*cpu_reset)(void);
 	int		(*cpu_type)(void);
+	void		(*type_probe)(struct x86_cpu_type *type);
 	void		(*release)(struct perf_event *event);
 	const struct attribute_group **attr_groups;
 	const struct x86_lbr_ops *lbr;
@@ -497,6 +506,7 @@ u64 intel_td_pmi(u64 status);
 
 extern const struct x86_lbr_ops intel_lbr_skylake;
 const struct x86_lbr_ops *intel_arch_lbr_init(u64 caps);
+int intel_arch_lbr_depth(void);
 extern struct x86_lbr_ops amd_lbr_v2;
 int amd_lbr_init(void);
 

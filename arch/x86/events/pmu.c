@@ -592,7 +592,7 @@ static int x86_pmu_event_init(struct perf_event *event)
 	}
 	/* the branch stack before @hw_config: 6.12's order of errnos */
 	if (has_branch_stack(event)) {
-		if (!x86_ops->lbr)
+		if (!x86_ops->lbr || !x86_event_type(event)->lbr_nr)
 			return -EOPNOTSUPP;
 		err = x86_ops->lbr->select(event, &hwc->branch_reg_config);
 		if (err)
@@ -692,6 +692,16 @@ static void x86_this_type_set(void)
 		type = &x86_types[x86_ops->cpu_type()];
 	this_cpu_write(x86_this_type, type);
 	cpumask_set_cpu(smp_processor_id(), &type->cpus);
+	/*
+	 * the first CPU of its kind reads what CPUID and the MSRs say of
+	 * it; CPUs reach their STARTING step one at a time
+	 */
+	if (!type->probed) {
+		type->lbr_nr = x86_ops->lbr ? x86_ops->lbr->nr : 0;
+		if (x86_ops->type_probe)
+			x86_ops->type_probe(type);
+		type->probed = true;
+	}
 }
 
 /**

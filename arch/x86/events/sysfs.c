@@ -68,11 +68,14 @@ static ssize_t max_precise_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(max_precise);
 
-/* the depth of the branch stack */
+/* the depth of the branch stack of the PMU's kind of core */
 static ssize_t branches_show(struct device *dev, struct device_attribute *attr,
 			     char *page)
 {
-	return sysfs_emit(page, "%d\n", x86_ops->lbr->nr);
+	struct pmu *pmu = dev_get_drvdata(dev);
+
+	return sysfs_emit(page, "%d\n",
+			  container_of(pmu, struct x86_cpu_type, pmu)->lbr_nr);
 }
 static DEVICE_ATTR_RO(branches);
 

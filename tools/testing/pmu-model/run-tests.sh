@@ -21,7 +21,9 @@
 # pmu-lbr-stack pmu-lbr-task pmu-spr-cache pmu-pt.sh pmu-pt-filter"), with Intel PT (0022)),
 # and the hybrid Alder Lake model (0023: CPU 0 a Core, CPU 1 an Atom;
 # named adl, runs only the tests of PMU_ADL_TESTS, default "pmu-hybrid
-# pmu-hybrid.sh"), and CPU count of
+# pmu-hybrid.sh"); PMU_EXTRA_CPUS adds CPU models (make test's run of
+# ours: AlderLake-PMU,pmu-atom-lbr-depth=16, named adl-lbr, running
+# pmu-hybrid: an Atom whose branch stack is shallower), and CPU count of
 # PMU_SMPS (default "2") with build/pmu-qemu/qemu-system-x86_64 under
 # -icount shift=0,sleep=off -seed 1, checks the boot log on the host (the
 # kernel's Intel/AMD PMU driver line, no "broken PMU", no "unchecked MSR
@@ -50,6 +52,7 @@ SMPS=${PMU_SMPS:-2}
 # BOOT_SLOTS with make test's other boots), and a long one started last
 # would run alone at the end
 CPUS=${PMU_CPUS:-EPYC-PMU Skylake-PMU Icelake-PMU Icelake-PMU,arch-lbr=on,model=143,intel-pt=on Skylake-PMU,hypervisor=off AlderLake-PMU}
+CPUS="$CPUS ${PMU_EXTRA_CPUS:-}"
 METAL_TESTS=${PMU_METAL_TESTS:-pmu-cstate}
 ICX_TESTS=${PMU_ICX_TESTS:-pmu-topdown pmu-icx-cache pmu-topdown-perf.sh pmu-stat.sh pmu-rdpmc pmu-sched pmu-record.sh pmu-adaptive-pebs pmu-pebs-shared pmu-perf-test-all.sh}
 ALR_TESTS=${PMU_ALR_TESTS:-pmu-arch-lbr pmu-lbr.sh pmu-lbr-type pmu-lbr-stack pmu-lbr-task pmu-spr-cache pmu-pt.sh pmu-pt-filter}
@@ -120,6 +123,7 @@ only_tests() { # CPU
 	*hypervisor=off*) echo $METAL_TESTS ;;
 	*arch-lbr=on*) echo $ALR_TESTS ;;
 	Icelake-PMU*) echo $ICX_TESTS ;;
+	*pmu-atom-lbr-depth=*) echo pmu-hybrid ;;
 	AlderLake-PMU*) echo $ADL_TESTS ;;
 	esac
 }
@@ -156,6 +160,7 @@ for cpu in $CPUS; do
 	EPYC*|*AMD*|*amd*) vendor=amd ;;
 	*arch-lbr=on*) vendor=alr ;;
 	Icelake-PMU*) vendor=icx ;;
+	*pmu-atom-lbr-depth=*) vendor=adl-lbr ;;
 	AlderLake-PMU*) vendor=adl ;;
 	*) vendor=intel ;;
 	esac
@@ -185,7 +190,9 @@ for r in "${runs[@]}"; do
 	only=$(only_tests "$cpu")
 	if [ -n "$only" ]; then
 		runlist=$list-$(case $cpu in *hypervisor=off*) echo metal ;;
-			*arch-lbr=on*) echo alr ;; AlderLake*) echo adl ;;
+			*arch-lbr=on*) echo alr ;;
+			*pmu-atom-lbr-depth=*) echo adl-lbr ;;
+			AlderLake*) echo adl ;;
 			*) echo icx ;; esac)
 		awk -v only=" $only " '/^#/ || !NF || index(only, " " $1 " ")' \
 			"$list" > "$runlist"

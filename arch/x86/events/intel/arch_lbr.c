@@ -56,6 +56,7 @@ static const struct {
 	{ X86_LBR_SEL_FAR,	ALBR_OTHER },
 };
 
+/* the boot CPU's depth: the most any CPU's stack is given */
 static int albr_depth __ro_after_init;
 static bool albr_call_stack __ro_after_init;
 static bool albr_mispred __ro_after_init;
@@ -114,9 +115,18 @@ static void intel_albr_disable(void)
 	update_debugctlmsr(get_debugctlmsr() & ~DEBUGCTLMSR_FREEZE_LBRS_ON_PMI);
 }
 
+/* this CPU's depth: its kind of core's (a hybrid CPU's kinds may differ) */
+static inline int albr_cpu_depth(void)
+{
+	return __this_cpu_read(x86_this_type)->lbr_nr;
+}
+
 static void intel_albr_reset(void)
 {
-	wrmsrl(MSR_ARCH_LBR_DEPTH, albr_depth);
+	int depth = albr_cpu_depth();
+
+	if (depth)
+		wrmsrl(MSR_ARCH_LBR_DEPTH, depth);
 }
 
 /* IA32_LBR_x_INFO's branch kinds (bits 59:56) */
@@ -173,7 +183,7 @@ static int intel_albr_read(struct perf_branch_entry *e, u64 *hw_idx)
 	int i, n = 0;
 
 	*hw_idx = albr_hw_idx;
-	for (i = 0; i < albr_depth; i++) {
+	for (i = 0; i < albr_cpu_depth(); i++) {
 		rdmsrl(MSR_ARCH_LBR_FROM_0 + i, from);
 		rdmsrl(MSR_ARCH_LBR_TO_0 + i, to);
 		/* never written since the reset: the stack ends here */
@@ -185,23 +195,29 @@ static int intel_albr_read(struct perf_branch_entry *e, u64 *hw_idx)
 	return n;
 }
 
-/* a task's records in call-stack mode: the FROMs, the TOs, the INFOs */
+/*
+ * a task's records in call-stack mode: the FROMs, the TOs, the INFOs, in
+ * rows of the boot CPU's depth; a shallower CPU's rows end in zeros, so
+ * that a deeper one restores no stale records past them
+ */
 static void intel_albr_save(u64 *regs)
 {
-	int i;
+	int i, depth = albr_cpu_depth();
 
-	for (i = 0; i < albr_depth; i++) {
+	for (i = 0; i < depth; i++) {
 		rdmsrl(MSR_ARCH_LBR_FROM_0 + i, regs[i]);
 		rdmsrl(MSR_ARCH_LBR_TO_0 + i, regs[albr_depth + i]);
 		rdmsrl(MSR_ARCH_LBR_INFO_0 + i, regs[2 * albr_depth + i]);
 	}
+	for (; i < albr_depth; i++)
+		regs[i] = regs[albr_depth + i] = regs[2 * albr_depth + i] = 0;
 }
 
 static void intel_albr_restore(const u64 *regs)
 {
-	int i;
+	int i, depth = albr_cpu_depth();
 
-	for (i = 0; i < albr_depth; i++) {
+	for (i = 0; i < depth; i++) {
 		wrmsrl(MSR_ARCH_LBR_FROM_0 + i, regs[i]);
 		wrmsrl(MSR_ARCH_LBR_TO_0 + i, regs[albr_depth + i]);
 		wrmsrl(MSR_ARCH_LBR_INFO_0 + i, regs[2 * albr_depth + i]);
@@ -233,23 +249,50 @@ static struct x86_lbr_ops intel_lbr_arch __ro_after_init = {
  *
  * Return: their operations, or NULL.
  */
-const struct x86_lbr_ops * __init intel_arch_lbr_init(u64 caps)
+/*
+ * The deepest stack this CPU offers (CPUID 0x1C) up to @max entries, or 0
+ * where it lacks what the driver needs (CPL and branch filtering)
+ */
+static int albr_cpuid_depth(int max, union cpuid28_ebx *ebx,
+			    union cpuid28_ecx *ecx)
 {
 	union cpuid28_eax eax;
+	unsigned int edx;
+
+	cpuid(0x1c, &eax.full, &ebx->full, &ecx->full, &edx);
+	if (!ebx->split.lbr_cpl || !ebx->split.lbr_filter)
+		return 0;
+	return 8 * fls(eax.split.lbr_depth_mask & GENMASK(max / 8 - 1, 0));
+}
+
+/**
+ * intel_arch_lbr_depth - this CPU's depth of architectural LBRs
+ *
+ * For the first CPU of each kind of core on a hybrid CPU: CPUID 0x1C
+ * describes the core that executes it. The deepest depth the core offers
+ * within the boot CPU's, which sized the buffers; its other capabilities
+ * (call stack, flags) are taken to be the boot CPU's.
+ *
+ * Return: the depth, or 0 for no branch stack on this kind of core.
+ */
+int intel_arch_lbr_depth(void)
+{
 	union cpuid28_ebx ebx;
 	union cpuid28_ecx ecx;
-	unsigned int edx;
+
+	return albr_depth ? albr_cpuid_depth(albr_depth, &ebx, &ecx) : 0;
+}
+
+const struct x86_lbr_ops * __init intel_arch_lbr_init(u64 caps)
+{
+	union cpuid28_ebx ebx;
+	union cpuid28_ecx ecx;
 	u64 sel;
 
 	if (!boot_cpu_has(X86_FEATURE_ARCH_LBR))
 		return NULL;
-	cpuid(0x1c, &eax.full, &ebx.full, &ecx.full, &edx);
-	if (!eax.split.lbr_depth_mask || !ebx.split.lbr_cpl ||
-	    !ebx.split.lbr_filter)
-		return NULL;
 	/* the deepest the CPU offers that the branch stack buffer holds */
-	albr_depth = 8 * fls(eax.split.lbr_depth_mask &
-			     GENMASK(X86_LBR_MAX / 8 - 1, 0));
+	albr_depth = albr_cpuid_depth(X86_LBR_MAX, &ebx, &ecx);
 	if (!albr_depth)
 		return NULL;
 	albr_mispred = ecx.split.lbr_mispred;
@@ -263,7 +306,9 @@ const struct x86_lbr_ops * __init intel_arch_lbr_init(u64 caps)
 		intel_lbr_arch.state_u64 = 3 * albr_depth;
 	/* the depth must be one the CPU takes: it empties the records */
 	if (wrmsrl_safe(MSR_ARCH_LBR_DEPTH, albr_depth) ||
-	    rdmsrl_safe(MSR_ARCH_LBR_CTL, &sel))
+	    rdmsrl_safe(MSR_ARCH_LBR_CTL, &sel)) {
+		albr_depth = 0;
 		return NULL;
+	}
 	return &intel_lbr_arch;
 }

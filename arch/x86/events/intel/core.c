@@ -45,6 +45,13 @@
 #define INTEL_LBR_FORMAT	0x3fULL
 #define INTEL_LBR_FORMAT_INFO	5
 #define INTEL_FW_WRITES		BIT_ULL(13)
+/*
+ * what the driver sets once for every kind of core: the LBR and PEBS
+ * formats, full-width writes, PEBS_BASELINE (not PERF_METRICS, bit 15,
+ * which is each kind's own: the top-down flag of its x86_cpu_type)
+ */
+#define INTEL_CAPS_SHARED	(GENMASK_ULL(11, 0) | INTEL_FW_WRITES | \
+				 BIT_ULL(14))
 #define INTEL_REF_CYCLES	0x0300		/* pseudo event: fixed 2 */
 #define INTEL_MAX_STATUS_LOOPS	16
 /* INST_RETIRED.PREC_DIST counts on general counter 1 only */
@@ -833,6 +840,32 @@ static const struct attribute_group *intel_attr_groups[] = {
 	NULL,
 };
 
+/* the architectural LBRs are the branch stack (each kind has a depth) */
+static bool intel_albr __ro_after_init;
+
+/*
+ * The first CPU of a kind of core: its own PERF_CAPABILITIES and LBR
+ * depth. A hybrid CPU's Atom may report other values than the boot CPU
+ * (a Core), which the driver read at init; where they differ in what it
+ * set for both kinds, it says so.
+ */
+static void intel_type_probe(struct x86_cpu_type *type)
+{
+	u64 caps = 0;
+
+	if (boot_cpu_has(X86_FEATURE_PDCM) &&
+	    rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
+		caps = 0;
+	type->caps = caps;
+	if (intel_albr)
+		type->lbr_nr = intel_arch_lbr_depth();
+	if (type != &x86_types[0] && x86_types[0].probed &&
+	    ((caps ^ x86_types[0].caps) & INTEL_CAPS_SHARED))
+		pr_warn("perf: %s: PERF_CAPABILITIES %#llx, %s's %#llx: the driver uses %s's\n",
+			type->name, caps, x86_types[0].name,
+			x86_types[0].caps, x86_types[0].name);
+}
+
 static struct x86_pmu_ops intel_ops __ro_after_init = {
 	.pmu_name	= intel_pmu_name,
 	.raw_mask	= X86_RAW_EVENT_MASK,
@@ -850,6 +883,7 @@ static struct x86_pmu_ops intel_ops __ro_after_init = {
 	.handle_irq	= intel_handle_irq,
 	.hold		= intel_hold,
 	.cpu_reset	= intel_cpu_reset,
+	.type_probe	= intel_type_probe,
 	.release	= intel_release,
 	.attr_groups	= intel_attr_groups,
 	/* 6.12's Intel driver starts frequency events from a rate guess */
@@ -970,8 +1004,10 @@ int __init intel_pmu_init(void)
 	intel_bts = intel_bts_init();
 	/* architectural: whatever the model */
 	lbr = intel_arch_lbr_init(caps);
-	if (lbr)
+	if (lbr) {
 		intel_ops.lbr = lbr;
+		intel_albr = true;
+	}
 	/* the big cores' fixed counter 3; a hybrid Core's level 2 metrics */
 	if (intel_td_init(caps, hybrid ? x86_types[0].num_fixed :
 				 x86_pmu_hw.num_counters_fixed,

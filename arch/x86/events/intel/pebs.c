@@ -218,9 +218,11 @@ static u64 pebs_event_cfg(struct perf_event *event)
 		if (attr->sample_regs_intr & PERF_REG_EXTENDED_MASK)
 			cfg |= PEBS_DATACFG_XMMS;
 	}
+	/* the stack of the event's kind of core (a hybrid Atom's may differ) */
 	if (has_branch_stack(event) && x86_pmu_lbr())
 		cfg |= PEBS_DATACFG_LBRS |
-		       ((u64)(x86_pmu_lbr()->nr - 1) << PEBS_DATACFG_LBR_SHIFT);
+		       ((u64)(x86_event_type(event)->lbr_nr - 1) <<
+			PEBS_DATACFG_LBR_SHIFT);
 	return cfg;
 }
 

@@ -16,7 +16,13 @@
  *   8 general counters is refused on the Atom's 6;
  * - the Core's top-down metrics, level 1 and 2, in a slots group;
  * - rdpmc on each kind reads its own counter;
- * - each kind's generic cache events program what 6.12 programs.
+ * - each kind's generic cache events program what 6.12 programs;
+ * - each kind's branch stack (architectural LBRs, 0024) is as deep as
+ *   CPUID leaf 0x1C says on a CPU of that kind, in caps/branches and in
+ *   the samples; pmu-atom-lbr-depth=16 (a boot of ours only: the stock
+ *   driver sizes both from the boot CPU) makes the Atom's shallower;
+ * - a task's LBR call stacks on both kinds at once, as perf record
+ *   --call-graph lbr opens them.
  * Exit 0 on success, 1 on a failed check.
  */
 #define _GNU_SOURCE
@@ -36,6 +42,8 @@
 #include "pmu-check.h"
 
 #define N	100000
+/* the deepest branch stack the ABI has (perf's PERF_MAX_BRANCH_DEPTH) */
+#define X86_MAX_DEPTH	127
 #define MAXG	10
 
 static int core_type, atom_type;
@@ -595,6 +603,164 @@ static void atom_offcore(void)
 			close(fd[i]);
 }
 
+/* this CPU's architectural LBR depth (CPUID 0x1C), 0 without */
+static int cpuid_lbr_depth(void)
+{
+	unsigned int a, b, c, d;
+	int depth = 0, i;
+
+	asm volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+		     : "a"(7), "c"(0));
+	if (!(d & (1U << 19)))
+		return 0;
+	asm volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d)
+		     : "a"(0x1c), "c"(0));
+	for (i = 0; i < 8; i++)
+		if (a & (1U << i))
+			depth = 8 * (i + 1);
+	return depth;
+}
+
+#define BS_PAGES	16
+
+/* a sampling event of @type on this task with a branch stack of @bst */
+static int open_bs(int type, __u64 config, __u64 bst, __u64 period)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.sample_period = period;
+	attr.sample_type = PERF_SAMPLE_BRANCH_STACK;
+	attr.branch_sample_type = bst;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.disabled = 1;
+	return sys_perf_event_open(&attr, 0, -1, -1, 0);
+}
+
+/*
+ * The samples of a ring buffer (sample_type BRANCH_STACK only): how
+ * many, and how many had a stack of @depth entries (and none more)
+ */
+static void bs_samples(void *base, int depth, int *n, int *full, int *over)
+{
+	struct perf_event_mmap_page *pc = base;
+	char *data = (char *)base + sysconf(_SC_PAGESIZE);
+	__u64 size = pc->data_size, head = pc->data_head, tail = 0;
+
+	__sync_synchronize();
+	*n = *full = *over = 0;
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header *h = (void *)(data + tail % size);
+
+		if (h->type == PERF_RECORD_SAMPLE) {
+			__u64 bnr = *(__u64 *)(h + 1);
+
+			(*n)++;
+			*full += bnr == (__u64)depth;
+			*over += bnr > (__u64)depth;
+		}
+		if (!h->size)
+			break;
+		tail += h->size;
+	}
+}
+
+/* the branch stack of the PMU @name, on @cpu, a CPU of its kind */
+static void branch_depth(int type, int cpu, const char *name)
+{
+	char path[128], what[160];
+	int depth, fd, n, full, over;
+	void *base;
+	size_t len = (BS_PAGES + 1) * sysconf(_SC_PAGESIZE);
+
+	pin(cpu);
+	depth = cpuid_lbr_depth();
+	snprintf(what, sizeof(what), "%s: CPUID 0x1C on CPU %d gives depth %d",
+		 name, cpu, depth);
+	check(depth > 0, what);
+	snprintf(path, sizeof(path),
+		 "/sys/bus/event_source/devices/%s/caps/branches", name);
+	snprintf(what, sizeof(what), "%s: caps/branches is its kind's depth",
+		 name);
+	check_val(read_int(path) == depth, what, read_int(path), depth);
+
+	fd = open_bs(type, 0xc0, PERF_SAMPLE_BRANCH_ANY |
+		     PERF_SAMPLE_BRANCH_USER, 20000);
+	snprintf(what, sizeof(what), "%s: a branch stack sampling event", name);
+	check_open(fd >= 0, what);
+	if (fd < 0)
+		goto out;
+	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		check(0, "mmap");
+		close(fd);
+		goto out;
+	}
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	loop(5 * N);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	bs_samples(base, depth, &n, &full, &over);
+	printf("%s: %d samples, %d with %d entries, %d with more\n", name, n,
+	       full, depth, over);
+	snprintf(what, sizeof(what),
+		 "%s: every sample of a %d-branch loop has a full stack of %d",
+		 name, 5 * N, depth);
+	check(n >= 10 && full == n && !over, what);
+	munmap(base, len);
+	close(fd);
+out:
+	pin(0);
+}
+
+/*
+ * perf record --call-graph lbr opens a call-stack event on each PMU for
+ * the same task: both are the task's at once, and each samples on its
+ * kind
+ */
+static void call_stacks(void)
+{
+	__u64 bst = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK;
+	size_t len = (BS_PAGES + 1) * sysconf(_SC_PAGESIZE);
+	int fd[2], n[2], full, over, i;
+	void *base[2] = { MAP_FAILED, MAP_FAILED };
+
+	fd[0] = open_bs(core_type, 0xc0, bst, 20000);
+	check_open(fd[0] >= 0, "cpu_core: an LBR call-stack event of this task");
+	fd[1] = open_bs(atom_type, 0xc0, bst, 20000);
+	check_open(fd[1] >= 0,
+		   "cpu_atom: one of the same task beside cpu_core's");
+	for (i = 0; i < 2; i++) {
+		n[i] = 0;
+		if (fd[i] >= 0)
+			base[i] = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				       MAP_SHARED, fd[i], 0);
+		if (base[i] != MAP_FAILED)
+			ioctl(fd[i], PERF_EVENT_IOC_ENABLE, 0);
+	}
+	pin(0);
+	loop(2 * N);
+	pin(1);
+	loop(2 * N);
+	pin(0);
+	for (i = 0; i < 2; i++) {
+		if (base[i] == MAP_FAILED)
+			continue;
+		ioctl(fd[i], PERF_EVENT_IOC_DISABLE, 0);
+		bs_samples(base[i], X86_MAX_DEPTH, &n[i], &full, &over);
+		munmap(base[i], len);
+	}
+	printf("call-stack samples: cpu_core %d, cpu_atom %d\n", n[0], n[1]);
+	check(n[0] >= 5 && n[1] >= 5,
+	      "each call-stack event sampled the task on its kind");
+	for (i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -618,5 +784,8 @@ int main(void)
 	cache_table(core_type, 0, 8, "cpu_core", core_cache);
 	cache_table(atom_type, 1, 6, "cpu_atom", atom_cache);
 	atom_offcore();
+	branch_depth(core_type, 0, "cpu_core");
+	branch_depth(atom_type, 1, "cpu_atom");
+	call_stacks();
 	return fails ? 1 : 0;
 }

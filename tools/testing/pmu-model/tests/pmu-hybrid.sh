@@ -125,6 +125,7 @@ for p in cpu_core cpu_atom; do
 done > /tmp/hy.sysfs
 cat > /tmp/hy.want <<'END'
 cpu_core/cpus: 0
+cpu_core/caps/branches: 32
 cpu_core/caps/max_precise: 3
 cpu_core/caps/pmu_name: alderlake_hybrid
 cpu_core/events/branch-instructions: event=0xc4
@@ -157,6 +158,7 @@ cpu_core/format/offcore_rsp: config1:0-63
 cpu_core/format/pc: config:19
 cpu_core/format/umask: config:8-15
 cpu_atom/cpus: 1
+cpu_atom/caps/branches: 32
 cpu_atom/caps/max_precise: 3
 cpu_atom/caps/pmu_name: alderlake_hybrid
 cpu_atom/events/branch-instructions: event=0xc4
