@@ -114,7 +114,15 @@ int perf_max_samples_per_tick(void)
 	return READ_ONCE(perf_samples_per_tick);
 }
 
-static DEFINE_PER_CPU(u64, perf_sample_avg_ns);
+/*
+ * The average interrupt time is over the last PERF_TOOK_SAMPLES or so
+ * (a running sum that loses 1/PERF_TOOK_SAMPLES of itself each time), as
+ * 6.12's: one interrupt that took long (a vCPU preempted by its host, an
+ * SMI) moves it by 1/128 of its excess, not enough to drop the rate to
+ * a few hundred a second
+ */
+#define PERF_TOOK_SAMPLES	128
+static DEFINE_PER_CPU(u64, perf_sample_sum_ns);
 
 /* the last lowering, for its message: printed from an irq_work, not the NMI */
 static u64 perf_took_avg, perf_took_allowed;
@@ -133,8 +141,9 @@ static DEFINE_IRQ_WORK(perf_took_work, perf_took_report);
  * perf_sample_event_took - a PMU interrupt handler took @ns
  * @ns: the handler's time in nanoseconds
  *
- * When the average handler time at the current maximum rate would use
- * more than perf_cpu_time_max_percent of the CPU, lower the maximum rate
+ * When the average handler time (over the last PERF_TOOK_SAMPLES or so on
+ * this CPU) at the current maximum rate would use more than
+ * perf_cpu_time_max_percent of the CPU, lower the maximum rate
  * so that it does not, with a quarter's margin over the average and in
  * whole samples per tick, as 6.12 does (its message gives the numbers:
  * an average of 5466 ns at 25% and HZ 250 lowers the rate to 36500).
@@ -144,13 +153,14 @@ void perf_sample_event_took(u64 ns)
 {
 	u64 allowed = READ_ONCE(perf_sample_allowed_ns);
 	int pct = READ_ONCE(sysctl_perf_cpu_time_max_percent);
-	u64 avg, per_tick, rate;
+	u64 sum, avg, per_tick, rate;
 
 	if (!allowed)
 		return;
-	avg = __this_cpu_read(perf_sample_avg_ns);
-	avg = avg - (avg >> 3) + (ns >> 3);
-	__this_cpu_write(perf_sample_avg_ns, avg);
+	sum = __this_cpu_read(perf_sample_sum_ns);
+	sum += ns - sum / PERF_TOOK_SAMPLES;
+	__this_cpu_write(perf_sample_sum_ns, sum);
+	avg = sum / PERF_TOOK_SAMPLES;
 	if (avg <= allowed)
 		return;
 

@@ -284,4 +284,44 @@ TEST_F(sysctl, non_numeric_writes_fail_einval)
 	}
 }
 
+#define TEST_PMU_KO	"/tests/modules/perf_test_pmu.ko"
+#define TOOK_PARAM	"/sys/module/perf_test_pmu/parameters/took"
+
+/*
+ * What one long PMU interrupt does to the rate limit: the average is
+ * over the last 128 or so interrupts of the CPU, as 6.12's, so one of
+ * 2.5 ms after many of 1 us lowers perf_event_max_sample_rate from
+ * 100000 to about 9000-10000 (at 25%: 9500 with HZ 250, 9000 with HZ
+ * 1000), not to a few hundred. The test module reports the interrupts
+ * to perf_sample_event_took() on the CPU this test is pinned to.
+ */
+TEST_F(sysctl, one_long_interrupt_lowers_the_rate_by_its_share)
+{
+	long long rate;
+	cpu_set_t set;
+	int fd;
+
+	/* both writes' interrupts on one CPU: its average */
+	CPU_ZERO(&set);
+	CPU_SET(sched_getcpu(), &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	fd = open(TEST_PMU_KO, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		SKIP(return, "no %s", TEST_PMU_KO);
+	ASSERT_TRUE(!syscall(SYS_finit_module, fd, "", 0) || errno == EEXIST)
+		TH_LOG("finit_module: %s", strerror(errno));
+	close(fd);
+	if (access(TOOK_PARAM, W_OK))
+		SKIP(return, "the test module has no \"took\" (a stock build)");
+	ASSERT_EQ(0, write_sysctl("perf_cpu_time_max_percent", 25));
+	ASSERT_EQ(0, write_sysctl("perf_event_max_sample_rate", 100000));
+	/* under the limit (2.5 us a sample at 100000 and 25%): no change */
+	ASSERT_EQ(0, pt_write_file(TOOK_PARAM, "3000 1000"));
+	EXPECT_EQ(100000, get("perf_event_max_sample_rate"));
+	ASSERT_EQ(0, pt_write_file(TOOK_PARAM, "1 2500000"));
+	rate = get("perf_event_max_sample_rate");
+	EXPECT_TRUE(rate >= 8000 && rate <= 10000) TH_LOG("rate %lld", rate);
+	syscall(SYS_delete_module, "perf_test_pmu", O_NONBLOCK);
+}
+
 TEST_HARNESS_MAIN

@@ -12,11 +12,17 @@
  *                  perf_pmu_migrate_context(), showing its own cpumask.
  * Events (config): 1 "cpu" reads as 1 + the CPU the counter is on;
  * 2 "starts" counts how often the counter was started.
+ *
+ * Parameter "took" (write "COUNT NS"): reports COUNT PMU interrupts of
+ * NS nanoseconds each to perf_sample_event_took() on the writer's CPU,
+ * as a driver's interrupt handler does, so that sysctl.c can check how
+ * the core lowers perf_event_max_sample_rate.
  */
 #include <linux/module.h>
 #include <linux/perf_event.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
+#include <linux/moduleparam.h>
 
 #define TEST_PMU_COUNTERS	4
 
@@ -176,6 +182,30 @@ static int test_mig_cpu_offline(unsigned int cpu)
 		perf_pmu_migrate_context(&test_mig.pmu, cpu, target);
 	return 0;
 }
+
+/* not built against stock 6.12, which does not export the function */
+#ifndef PERF_TEST_STOCK
+static int test_took_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int count, i;
+	unsigned long long ns;
+
+	if (sscanf(val, "%u %llu", &count, &ns) != 2 || count > 100000)
+		return -EINVAL;
+	/* one CPU's running average, as from its interrupt handler */
+	preempt_disable();
+	for (i = 0; i < count; i++)
+		perf_sample_event_took(ns);
+	preempt_enable();
+	return 0;
+}
+
+static const struct kernel_param_ops test_took_ops = {
+	.set	= test_took_set,
+};
+module_param_cb(took, &test_took_ops, NULL, 0200);
+MODULE_PARM_DESC(took, "COUNT NS: COUNT interrupts of NS ns each, on this CPU");
+#endif
 
 static int __init perf_test_pmu_init(void)
 {
