@@ -254,7 +254,7 @@ TEST(mremap_grow_efault_shrink_einval_move_ok)
 	long ps = pt_page_size();
 	struct pt_rb rb;
 	void *p, *hole;
-	int fd = open_task_clock();
+	int fd = open_task_clock(), i;
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pt_rb_map(&rb, fd, 4));
@@ -277,7 +277,13 @@ TEST(mremap_grow_efault_shrink_einval_move_ok)
 	rb.data = (unsigned char *)p + ps;
 	EXPECT_EQ(ps, rb.pg->data_offset);
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ENABLE, 0));
-	pt_spin_user_ns(20000000);
+	/*
+	 * 20 ms of CPU time at a time, up to 2 s: under TCG on a busy host
+	 * the vCPU may spend a spell's CPU time descheduled, and the
+	 * timer's interrupt then comes once it runs again
+	 */
+	for (i = 0; i < 100 && !pt_rb_head(&rb); i++)
+		pt_spin_user_ns(20000000);
 	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_DISABLE, 0));
 	EXPECT_LT(0, pt_rb_head(&rb));
 	pt_rb_unmap(&rb);
