@@ -843,6 +843,17 @@ static const struct attribute_group *intel_attr_groups[] = {
 /* the architectural LBRs are the branch stack (each kind has a depth) */
 static bool intel_albr __ro_after_init;
 
+/* this CPU's IA32_PERF_CAPABILITIES, 0 where it has none */
+static u64 intel_read_caps(void)
+{
+	u64 caps;
+
+	if (!boot_cpu_has(X86_FEATURE_PDCM) ||
+	    rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
+		return 0;
+	return caps;
+}
+
 /*
  * The first CPU of a kind of core: its own PERF_CAPABILITIES and LBR
  * depth. A hybrid CPU's Atom may report other values than the boot CPU
@@ -851,11 +862,8 @@ static bool intel_albr __ro_after_init;
  */
 static void intel_type_probe(struct x86_cpu_type *type)
 {
-	u64 caps = 0;
+	u64 caps = intel_read_caps();
 
-	if (boot_cpu_has(X86_FEATURE_PDCM) &&
-	    rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
-		caps = 0;
 	type->caps = caps;
 	if (intel_albr)
 		type->lbr_nr = intel_arch_lbr_depth();
@@ -951,11 +959,8 @@ int __init intel_pmu_init(void)
 	if (x86_pmu_hw.num_counters_gp > INTEL_PMC_IDX_FIXED)
 		x86_pmu_hw.num_counters_gp = INTEL_PMC_IDX_FIXED;
 
-	if (boot_cpu_has(X86_FEATURE_PDCM) &&
-	    !rdmsrl_safe(MSR_IA32_PERF_CAPABILITIES, &caps))
-		intel_fw_writes = caps & INTEL_FW_WRITES;
-	else
-		caps = 0;
+	caps = intel_read_caps();
+	intel_fw_writes = caps & INTEL_FW_WRITES;
 
 	/* legacy counter writes sign-extend bit 31 */
 	intel_ops.max_period = intel_fw_writes ?
