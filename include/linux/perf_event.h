@@ -109,6 +109,12 @@ typedef void (*perf_overflow_handler_t)(struct perf_event *,
  * without pmu_enable() gets the capability at registration.
  */
 #define PERF_PMU_CAP_ADD_UNHELD			0x8000
+/*
+ * Ours too: the PMU's events count into event->count where they happen
+ * (software hooks, tracepoints), so its read() has nothing to do and a
+ * GROUP read takes a member's count as it is.
+ */
+#define PERF_PMU_CAP_COUNTS_IN_PLACE		0x4000
 
 /* flags for pmu->add() */
 #define PERF_EF_START	0x01	/* start the counter when adding */

@@ -1101,43 +1101,6 @@ void perf_event_output_lost(struct perf_output_handle *handle, u64 lost)
 	perf_event_output_id(handle, &data, event);
 }
 
-/**
- * perf_read_format_size - bytes a read() in @format returns for @nr members
- * @format: a read_format (PERF_FORMAT_* bits)
- * @nr: the number of events read
- *
- * @nr counts the whole group for PERF_FORMAT_GROUP, and is 1 otherwise.
- */
-size_t perf_read_format_size(u64 format, int nr)
-{
-	size_t entry = sizeof(u64);
-	size_t size = 0;
-
-	if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-		size += sizeof(u64);
-	if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		size += sizeof(u64);
-	if (format & PERF_FORMAT_ID)
-		entry += sizeof(u64);
-	if (format & PERF_FORMAT_LOST)
-		entry += sizeof(u64);
-	if (format & PERF_FORMAT_GROUP)
-		size += sizeof(u64);
-	else
-		nr = 1;
-	return size + nr * entry;
-}
-
-/**
- * perf_read_size - bytes a read() of @event returns
- * @event: the event
- */
-size_t perf_read_size(struct perf_event *event)
-{
-	return perf_read_format_size(event->attr.read_format,
-				     1 + event->group_leader->nr_siblings);
-}
-
 static void perf_output_read_entry(struct perf_output_handle *handle,
 				   struct perf_event *event, u64 format,
 				   struct perf_event *self)
@@ -1146,6 +1109,7 @@ static void perf_output_read_entry(struct perf_output_handle *handle,
 
 	/* the sampled event was read by its PMU's overflow already */
 	if (event != self && event->state == PERF_EVENT_STATE_ACTIVE &&
+	    !perf_event_counts_in_place(event) &&
 	    event->oncpu == smp_processor_id())
 		event->pmu->read(event);
 	value = perf_event_own_count(event);

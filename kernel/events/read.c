@@ -225,6 +225,7 @@ static size_t perf_read_self(struct perf_event *event, u64 *values,
 	u64 enabled, running;
 	unsigned long flags;
 	size_t size = 0;
+	int n;
 
 	ctx = READ_ONCE(event->ctx);
 	if (!ctx || READ_ONCE(ctx->task) != current)
@@ -239,32 +240,40 @@ static size_t perf_read_self(struct perf_event *event, u64 *values,
 		perf_ctx_update_time(ctx);
 		perf_event_sync_fresh(ctx, event);
 		perf_event_own_times(event, &enabled, &running);
-		size = perf_read_put_head(values, format,
-					  perf_event_own_count(event),
-					  enabled, running);
-		size = perf_read_put_id_lost(values, size, format, event);
-		size *= sizeof(u64);
+		n = perf_read_put_head(values, format,
+				       perf_event_own_count(event),
+				       enabled, running);
+		size = perf_read_put_id_lost(values, n, format, event) *
+		       sizeof(u64);
 		goto out;
 	}
 	leader = event->group_leader;
 	if (perf_read_size(event) > room || !list_empty(&leader->child_list))
 		goto out;
-	for_each_sibling_event(sibling, leader)
-		if (!list_empty(&sibling->child_list))
-			goto out;
 	perf_ctx_update_time(ctx);
 	perf_event_sync_fresh(ctx, leader);
 	perf_event_own_times(leader, &enabled, &running);
-	size = perf_read_put_head(values, format, 1 + leader->nr_siblings,
-				  enabled, running);
-	size = perf_read_put_entry(values, size, format, leader,
-				   perf_event_own_count(leader));
+	n = perf_read_put_head(values, format, 1 + leader->nr_siblings,
+			       enabled, running);
+	n = perf_read_put_entry(values, n, format, leader,
+				perf_event_own_count(leader));
+	/*
+	 * The layout has the leader's times only, so a member's are left
+	 * for whoever reads them (they add up from its tstamp whenever
+	 * that is), and a member that counts in place needs no read at
+	 * all: most of a group's cost was bringing up to date what is not
+	 * returned. A member with inherited children sends the read down
+	 * the general path; what was updated so far stays right.
+	 */
 	for_each_sibling_event(sibling, leader) {
-		perf_event_sync_fresh(ctx, sibling);
-		size = perf_read_put_entry(values, size, format, sibling,
-					   perf_event_own_count(sibling));
+		if (!list_empty(&sibling->child_list))
+			goto out;
+		if (!perf_event_counts_in_place(sibling))
+			perf_event_read_fresh(ctx, sibling);
+		n = perf_read_put_entry(values, n, format, sibling,
+					perf_event_own_count(sibling));
 	}
-	size *= sizeof(u64);
+	size = n * sizeof(u64);
 out:
 	perf_ctx_unlock_irqrestore(ctx, flags);
 	return size;

@@ -390,7 +390,7 @@ static int perf_swclock_alias_init(struct perf_event *event)
 }
 
 static struct pmu perf_swevent_pmu = {
-	.capabilities	= PERF_PMU_CAP_NO_NMI,
+	.capabilities	= PERF_PMU_CAP_NO_NMI | PERF_PMU_CAP_COUNTS_IN_PLACE,
 	.task_ctx_nr	= perf_sw_context,
 	.event_init	= perf_swevent_event_init,
 	.add		= perf_swevent_add,

@@ -283,6 +283,7 @@ void perf_tp_pmu_ops(struct pmu *pmu)
 {
 	/* no NO_NMI: tracepoints fire in NMI too (CLOCK_REALTIME is EINVAL) */
 	pmu->task_ctx_nr = perf_sw_context;
+	pmu->capabilities |= PERF_PMU_CAP_COUNTS_IN_PLACE;
 	pmu->add = perf_tp_add;
 	pmu->del = perf_tp_del;
 	pmu->start = perf_tp_start;

@@ -17,15 +17,57 @@ void perf_event_output_id(struct perf_output_handle *handle,
 			  struct perf_event *event);
 void perf_event_output_lost(struct perf_output_handle *handle, u64 lost);
 void perf_output_data_ready(struct perf_event *event, struct perf_buffer *rb);
-size_t perf_read_size(struct perf_event *event);
-size_t perf_read_format_size(u64 format, int nr);
 void perf_output_read(struct perf_output_handle *handle,
 		      struct perf_event *event);
+
+/**
+ * perf_read_format_size - bytes a read() in @format returns for @nr members
+ * @format: a read_format (PERF_FORMAT_* bits)
+ * @nr: the number of events read
+ *
+ * @nr counts the whole group for PERF_FORMAT_GROUP, and is 1 otherwise.
+ * Inline: every read() asks, before its fast path decides anything.
+ */
+static inline size_t perf_read_format_size(u64 format, int nr)
+{
+	size_t entry = sizeof(u64);
+	size_t size = 0;
+
+	if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		size += sizeof(u64);
+	if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		size += sizeof(u64);
+	if (format & PERF_FORMAT_ID)
+		entry += sizeof(u64);
+	if (format & PERF_FORMAT_LOST)
+		entry += sizeof(u64);
+	if (format & PERF_FORMAT_GROUP)
+		size += sizeof(u64);
+	else
+		nr = 1;
+	return size + nr * entry;
+}
+
+/**
+ * perf_read_size - bytes a read() of @event returns
+ * @event: the event
+ */
+static inline size_t perf_read_size(struct perf_event *event)
+{
+	return perf_read_format_size(event->attr.read_format,
+				     1 + event->group_leader->nr_siblings);
+}
 
 /* @event's own count, with that of its children that exited */
 static inline u64 perf_event_own_count(struct perf_event *event)
 {
 	return local64_read(&event->count) + atomic64_read(&event->child_count);
+}
+
+/* is @event->count always current (PERF_PMU_CAP_COUNTS_IN_PLACE)? */
+static inline bool perf_event_counts_in_place(struct perf_event *event)
+{
+	return event->pmu->capabilities & PERF_PMU_CAP_COUNTS_IN_PLACE;
 }
 
 /* the id user space knows an event by: inherited copies use the origin's */

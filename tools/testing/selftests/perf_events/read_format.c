@@ -165,6 +165,60 @@ TEST(group_read_through_a_member_fd_returns_the_whole_group)
 	close(leader);
 }
 
+/*
+ * A group read returns the leader's times only. Members' own times must
+ * still come out equal to the leader's when read alone, however many
+ * group reads came between, and a member's count must be current in
+ * every group read (page faults: exact).
+ */
+TEST(group_reads_keep_members_current_and_their_times_the_leaders)
+{
+	__u64 g[8], l[8], m[3], faults = 0;
+	int leader, cs, pf, i;
+	char *p;
+
+	leader = pt_open_sw(PERF_COUNT_SW_TASK_CLOCK, -1,
+			    PERF_FORMAT_GROUP | TE | TR);
+	ASSERT_LE(0, leader);
+	cs = pt_open_sw(PERF_COUNT_SW_CONTEXT_SWITCHES, leader, TE | TR);
+	ASSERT_LE(0, cs);
+	pf = pt_open_sw(PERF_COUNT_SW_PAGE_FAULTS, leader, TE | TR);
+	ASSERT_LE(0, pf);
+	/* two rounds disabled first: the loop's own first-use faults */
+	for (i = -2; i < 8; i++) {
+		if (!i)
+			ASSERT_EQ(0, ioctl(leader, PERF_EVENT_IOC_ENABLE,
+					   PERF_IOC_FLAG_GROUP));
+		p = pt_map_pages(NPAGES);
+		ASSERT_NE(NULL, p);
+		pt_touch(p, NPAGES);
+		if (i >= 0)
+			faults += NPAGES;
+		ASSERT_EQ(8 * 6, read(leader, g, sizeof(g)));
+		EXPECT_EQ(3, g[0]);
+		EXPECT_EQ(g[1], g[2]);
+		EXPECT_EQ(faults, g[5]) TH_LOG("group read %d", i);
+		pt_unmap_pages(p, NPAGES);
+		pt_spin_ns(500000);
+	}
+	ASSERT_EQ(0, ioctl(leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP));
+	ASSERT_EQ(8 * 6, read(leader, l, sizeof(l)));
+	EXPECT_LT(0, l[1]);
+	EXPECT_LE(g[1], l[1]);
+	EXPECT_EQ(faults, l[5]);
+	ASSERT_EQ(sizeof(m), read(cs, m, sizeof(m)));
+	EXPECT_EQ(l[1], m[1]);
+	EXPECT_EQ(l[2], m[2]);
+	EXPECT_EQ(l[4], m[0]);
+	ASSERT_EQ(sizeof(m), read(pf, m, sizeof(m)));
+	EXPECT_EQ(l[1], m[1]);
+	EXPECT_EQ(l[2], m[2]);
+	EXPECT_EQ(faults, m[0]);
+	close(pf);
+	close(cs);
+	close(leader);
+}
+
 TEST(leader_without_format_group_reads_only_its_own_value)
 {
 	int leader, member;
