@@ -691,6 +691,16 @@ static void perf_output_sample_aux(struct perf_output_handle *handle,
 	perf_output_copy(handle, &zero, size);
 }
 
+/* the sample_type bits perf_prepare_sample() has work for past the ids */
+#define PERF_SAMPLE_PREPARE_MORE					\
+	(PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |	\
+	 PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER |		\
+	 PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR |		\
+	 PERF_SAMPLE_WEIGHT_TYPE | PERF_SAMPLE_DATA_SRC |		\
+	 PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR |		\
+	 PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |		\
+	 PERF_SAMPLE_CODE_PAGE_SIZE | PERF_SAMPLE_AUX)
+
 /**
  * perf_prepare_sample - fill what a sample of @event needs from @regs
  * @data: the sample data to fill
@@ -717,6 +727,10 @@ void perf_prepare_sample(struct perf_sample_data *data,
 
 	if ((type & PERF_SAMPLE_ADDR) && !(filled & PERF_SAMPLE_ADDR))
 		data->addr = 0;
+
+	/* most samples are fixed fields only: one test skips the rest */
+	if (likely(!(type & PERF_SAMPLE_PREPARE_MORE)))
+		goto out;
 
 	/* a group's size changes as members join: not precomputed */
 	if (type & PERF_SAMPLE_READ)
@@ -816,7 +830,7 @@ void perf_prepare_sample(struct perf_sample_data *data,
 				event->header_size + dyn);
 		dyn += data->aux_size;
 	}
-
+out:
 	data->dyn_size = dyn;
 	data->sample_flags |= type;
 }
