@@ -110,7 +110,10 @@ if want boot; then
 		res boot units FAIL "$failed"
 	fi
 	journalctl -k -b --no-pager > "$W/kernel.log" 2>&1
-	bad=$(grep -E 'WARNING:|BUG:|Oops|KASAN|lockdep|Call Trace|general protection|possible circular|suspicious RCU' "$W/kernel.log")
+	# a CPU bug's notice ("RETBleed: WARNING: ...", under Debian's
+	# mitigations on the model's Skylake) is not a splat
+	bad=$(grep -E 'WARNING:|BUG:|Oops|KASAN|lockdep|Call Trace|general protection|possible circular|suspicious RCU' "$W/kernel.log" |
+	      grep -vE 'kernel: [A-Za-z][A-Za-z0-9 ]*: WARNING: ')
 	if [ -z "$bad" ]; then
 		res boot journal-k PASS "$(wc -l < "$W/kernel.log") kernel lines, none bad"
 	else

@@ -593,7 +593,7 @@ TEST(nested_writers_fault_and_timer_samples)
 	const int n = 3000;
 	struct perf_event_attr attr;
 	struct perf_event_header *h;
-	int ffd, tfd, faults = 0, timers = 0;
+	int ffd, tfd, faults = 0, timers = 0, i;
 	struct pt_recs r;
 	struct pt_rb rb;
 	char *p;
@@ -612,9 +612,18 @@ TEST(nested_writers_fault_and_timer_samples)
 	p = pt_map_pages(n + 1);
 	ASSERT_NE(NULL, p);
 	touch_pages(p + n * pt_page_size(), 1);
+	pt_spin_user_ns(1000);	/* its own first faults before ffd counts */
 	ASSERT_EQ(0, ioctl(tfd, PERF_EVENT_IOC_ENABLE, 0));
 	ASSERT_EQ(0, ioctl(ffd, PERF_EVENT_IOC_ENABLE, 0));
-	touch_pages(p, n);
+	/*
+	 * Some user time between the faults: an unprivileged user's
+	 * task-clock samples only ticks that land in user mode, and on a
+	 * busy host a guest's faults can take every tick
+	 */
+	for (i = 0; i < n; i += 100) {
+		touch_pages(p + i * pt_page_size(), 100);
+		pt_spin_user_ns(200000);
+	}
 	ASSERT_EQ(0, ioctl(ffd, PERF_EVENT_IOC_DISABLE, 0));
 	ASSERT_EQ(0, ioctl(tfd, PERF_EVENT_IOC_DISABLE, 0));
 	ASSERT_EQ(0, pt_rb_drain(&rb, &r));
