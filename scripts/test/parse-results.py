@@ -100,12 +100,12 @@ def parse_boot(suffix, smp, listfile, logfile):
             reason = f[3].strip() if len(f) > 3 else ''
             details = []
             if status != 'PASS':
-                details = cur_lines[-60:]
+                details = failure_lines(cur_lines)
             if cur_reports and name == cur:
                 if status == 'PASS':
                     reason = 'kernel report on console: ' + cur_reports[0]
                 status = 'FAIL'
-                details = cur_lines[-60:]
+                details = failure_lines(cur_lines)
             if status not in ('PASS', 'FAIL'):
                 reason = f'bad status {status}; ' + reason
                 status = 'FAIL'
@@ -187,8 +187,42 @@ QUIET_RE = re.compile(r'^(ok |#\s+OK\s|#\s+RUN\s|# PASSED|#\s+PASS\s)')
 DETAIL_LINES = 25
 
 
+# a failed check's line (TAP, kselftest's harness) and the "#" lines of
+# what it got and wanted right after it
+NOT_OK_RE = re.compile(r'^(not ok |#\s+FAIL\s|# FAILED)')
+NOT_OK_LINES = 24
+ELIDED = '...'
+
+
+def failure_lines(lines):
+    """What a failed test printed, for its details: every failed check
+    with the "#" lines after it, wherever it came in the test's output (a
+    long test's first failure is far from its end), then its last 60
+    lines."""
+    tail = lines[-60:]
+    head = lines[:-60]
+    picked, follow = [], 0
+    for line in head:
+        if NOT_OK_RE.match(line):
+            picked.append(line)
+            follow = 3
+        elif follow and line.startswith('#'):
+            picked.append(line)
+            follow -= 1
+        else:
+            follow = 0
+    if not picked:
+        return tail
+    return picked[:NOT_OK_LINES] + [ELIDED] + tail
+
+
 def interesting(det):
-    """The last DETAIL_LINES lines of @det that are not passed checks."""
+    """The failed checks of @det (failure_lines()) and its last
+    DETAIL_LINES lines that are not passed checks."""
+    if ELIDED in det:
+        cut = det.index(ELIDED)
+        tail = [d for d in det[cut + 1:] if not QUIET_RE.match(d)]
+        return det[:cut + 1] + tail[-DETAIL_LINES:]
     return [d for d in det if not QUIET_RE.match(d)][-DETAIL_LINES:]
 
 

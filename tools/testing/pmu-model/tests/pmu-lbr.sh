@@ -47,6 +47,17 @@ DEC=@loop:pmu_loop_dec@ JNZ=@loop:pmu_loop_jnz@
 S_LOOP=@sys:pmu_sys_loop@ S_CALL=@sys:pmu_sys_call@
 S_RET=@sys:pmu_sys_ret@ S_JNZ=@sys:pmu_sys_jnz@ S_START=@sys:_start@
 
+# prec ARGS: perf record ARGS, quiet unless it fails: then a "not ok"
+# with its exit status (128 + the signal when the workload was killed,
+# which perf passes on) and the end of what it printed
+prec() {
+	perf record "$@" 2>/tmp/lbr.err && return 0
+	echo "not ok perf record $*: exit $?"
+	tail -5 /tmp/lbr.err | sed 's/^/#   /'
+	fail=1
+	return 1
+}
+
 hex() { printf '0x%x' $(($1)); }
 
 # brstack DATA: one line per sample, "ip: from/to/flag from/to/flag ...";
@@ -61,7 +72,7 @@ brstack() {
 				  split($i, f, "/"); printf " %s/%s/%s", f[1], f[2], f[3] }
 			  printf "\n" }'
 }
-REC="perf record -q --switch-events"
+REC="prec --switch-events"
 
 # expect WHAT GOT WANT
 expect() {
@@ -94,7 +105,7 @@ evs=instructions:u
 grep -q GenuineIntel /proc/cpuinfo && evs="$evs instructions:upp"
 for ev in $evs; do
 	echo "# perf record -b -e $ev: pmu-loop"
-	$REC -b -e $ev -c $P -o /tmp/lbr.b -- "$dir/pmu-loop" || fail=1
+	$REC -b -e $ev -c $P -o /tmp/lbr.b -- "$dir/pmu-loop"
 	brstack /tmp/lbr.b > /tmp/lbr.b.txt
 	n=$(wc -l < /tmp/lbr.b.txt)
 	expect "samples: $n" "$n" $(((2 * 100000 + 4) / P))
@@ -111,7 +122,7 @@ done
 N=50000
 # Samples k = 1..3 fall in f2's loop, 4..6 in f3's
 echo "# perf record -j any_call,u: pmu-calls"
-$REC -j any_call,u -e instructions:u -c $P -o /tmp/lbr.c -- "$dir/pmu-calls" || fail=1
+$REC -j any_call,u -e instructions:u -c $P -o /tmp/lbr.c -- "$dir/pmu-calls"
 brstack /tmp/lbr.c > /tmp/lbr.c.txt
 expect "samples: $(wc -l < /tmp/lbr.c.txt)" "$(wc -l < /tmp/lbr.c.txt)" $(((4 * N + 9) / P))
 in_f2="$(hex $B)/$(hex $F2)/P $(hex $A)/$(hex $F1)/P"
@@ -124,7 +135,7 @@ while read -r ip stack; do
 done < /tmp/lbr.c.txt
 
 echo "# perf record -j any_ret,u: pmu-calls"
-$REC -j any_ret,u -e instructions:u -c $P -o /tmp/lbr.r -- "$dir/pmu-calls" || fail=1
+$REC -j any_ret,u -e instructions:u -c $P -o /tmp/lbr.r -- "$dir/pmu-calls"
 brstack /tmp/lbr.r > /tmp/lbr.r.txt
 expect "samples: $(wc -l < /tmp/lbr.r.txt)" "$(wc -l < /tmp/lbr.r.txt)" $(((4 * N + 9) / P))
 R=@calls:pmu_f2_ret@
@@ -181,7 +192,7 @@ only() {
 # 4000 every sample is on the loop's jnz (instruction #4000k+1)
 S=10000 P2=4000
 echo "# perf record -j any,u: pmu-sys (far records from the kernel dropped)"
-$REC -j any,u -e instructions:u -c $P2 -o /tmp/lbr.s -- "$dir/pmu-sys" || fail=1
+$REC -j any,u -e instructions:u -c $P2 -o /tmp/lbr.s -- "$dir/pmu-sys"
 brstack /tmp/lbr.s > /tmp/lbr.s.txt
 expect "samples: $(wc -l < /tmp/lbr.s.txt)" "$(wc -l < /tmp/lbr.s.txt)" $(((4 * S + 4) / P2))
 want=$(i=0; while [ $i -lt $((D / 2)) ]; do printf ' %s' "$LOOP_REC"; i=$((i + 1)); done)
@@ -207,7 +218,7 @@ done < /tmp/lbr.s.txt
 # accept that for at most two samples of each run.
 for j in any any_call any_ret; do
 	echo "# perf record -j $j,u,k: pmu-sys"
-	perf record -q -j $j,u,k -e instructions:u -c $P2 -o /tmp/lbr.s -- "$dir/pmu-sys" || fail=1
+	prec -j $j,u,k -e instructions:u -c $P2 -o /tmp/lbr.s -- "$dir/pmu-sys"
 	brstack /tmp/lbr.s > /tmp/lbr.s.txt
 	expect "samples: $(wc -l < /tmp/lbr.s.txt)" "$(wc -l < /tmp/lbr.s.txt)" $(((4 * S + 4) / P2))
 	k=0 short=0
@@ -273,7 +284,7 @@ done
 # execve's iretq to _start, every later sample has the iretq of the
 # previous sample's PMI, back to where that sample was taken
 echo "# perf record -j any_ret,u,k -c 1: pmu-sys2"
-perf record -q -j any_ret,u,k -e instructions:u -c 1 -o /tmp/lbr.i -- "$dir/pmu-sys2" || fail=1
+prec -j any_ret,u,k -e instructions:u -c 1 -o /tmp/lbr.i -- "$dir/pmu-sys2"
 brstack /tmp/lbr.i > /tmp/lbr.i.txt
 expect "samples: $(wc -l < /tmp/lbr.i.txt)" "$(wc -l < /tmp/lbr.i.txt)" 6
 k=0 prev=
@@ -306,7 +317,7 @@ if [ $vendor = amd ]; then
 	fi
 	exit $fail
 fi
-perf record -q --call-graph lbr -e instructions:u -c $P -o /tmp/lbr.d -- "$dir/pmu-calls" || fail=1
+prec --call-graph lbr -e instructions:u -c $P -o /tmp/lbr.d -- "$dir/pmu-calls"
 brstack /tmp/lbr.d > /tmp/lbr.d.txt
 expect "samples: $(wc -l < /tmp/lbr.d.txt)" "$(wc -l < /tmp/lbr.d.txt)" $(((4 * N + 9) / P))
 # legacy call-stack records carry no flags; architectural LBRs (0018)
