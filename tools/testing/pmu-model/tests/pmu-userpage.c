@@ -13,6 +13,13 @@
  *   CLOCK_MONOTONIC, which it follows within TIME_SLACK_NS), and
  *   time_enabled plus the converted time since the update (time_offset)
  *   is the time_enabled read() gives right after.
+ * - pmi: a sampling instructions:u event (period PMI_PERIOD, its control
+ *   page mapped) reloads its counter at every PMI; read by rdpmc the
+ *   documented way right before and after a read(), after each of
+ *   PMI_ROUNDS loops of many periods, the count brackets read()'s within
+ *   SLACK (the offset moved with every reload), and with constant_tsc
+ *   time_enabled plus the converted time since the update brackets
+ *   read()'s time_enabled (times still extrapolate after the PMIs).
  * - dirty: counters that another task's events used and left are zero
  *   when this task, allowed rdpmc, reads them (as root, with the NMI
  *   watchdog off, so that no other event holds a counter).
@@ -39,6 +46,9 @@
 /* the ioctl's return and the read itself, in user mode */
 #define SLACK		2000
 #define TIME_SLACK_NS	20000000ULL
+/* the pmi check: a period that does not divide the loops */
+#define PMI_PERIOD	10007
+#define PMI_ROUNDS	8
 /* counters a first task takes and leaves */
 #define DIRTY_EVENTS	3
 
@@ -250,6 +260,85 @@ out:
 	close(fd);
 }
 
+/* time_enabled now, by the control page (0: not active, or no TSC time) */
+static uint64_t page_enabled(volatile struct perf_event_mmap_page *pc)
+{
+	uint64_t est;
+	uint32_t seq;
+
+	do {
+		seq = pc->lock;
+		__sync_synchronize();
+		est = pc->index && pc->cap_user_time ?
+			pc->time_enabled + cyc2ns(pc, pc->time_offset, rdtsc()) :
+			0;
+		__sync_synchronize();
+	} while (pc->lock != seq);
+	return est;
+}
+
+static void test_pmi(void)
+{
+	volatile struct perf_event_mmap_page *pc;
+	struct perf_event_attr attr;
+	uint64_t vals[3], c0, c1, mask, e0, e1;
+	int fd, width, r, bad = 0, bad_time = 0, tsc = stable_tsc();
+	char what[96];
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.sample_period = PMI_PERIOD;
+	attr.sample_type = PERF_SAMPLE_IP;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	pc = fd < 0 ? NULL : map_page(fd);
+	if (!pc) {
+		printf("not ok pmi: open/mmap: %s\n", strerror(errno));
+		fails++;
+		return;
+	}
+	for (r = 0; r < PMI_ROUNDS; r++) {
+		/* about 20 periods: as many PMIs and reloads */
+		loop(N);
+		e0 = page_enabled(pc);
+		c0 = self_read(pc, &width);
+		if (read(fd, vals, sizeof(vals)) != sizeof(vals))
+			vals[0] = vals[1] = 0;
+		c1 = self_read(pc, &width);
+		e1 = page_enabled(pc);
+		mask = width < 64 ? (1ULL << width) - 1 : ~0ULL;
+		printf("pmi round %d: rdpmc %llu, read() %llu, rdpmc %llu; "
+		       "time_enabled page %llu, read() %llu, page %llu\n", r,
+		       (unsigned long long)(c0 & mask),
+		       (unsigned long long)(vals[0] & mask),
+		       (unsigned long long)(c1 & mask),
+		       (unsigned long long)e0, (unsigned long long)vals[1],
+		       (unsigned long long)e1);
+		if (((vals[0] - c0) & mask) > SLACK ||
+		    ((c1 - vals[0]) & mask) > SLACK || vals[0] < 2 * N)
+			bad++;
+		if (tsc && !(e0 && e0 <= vals[1] + 1000 && vals[1] <= e1 + 1000))
+			bad_time++;
+	}
+	snprintf(what, sizeof(what),
+		 "rounds where rdpmc's count brackets read()'s (period %d)",
+		 PMI_PERIOD);
+	check_val(!bad, what, PMI_ROUNDS - bad, PMI_ROUNDS);
+	if (tsc)
+		check_val(!bad_time,
+			  "rounds where the page's time_enabled brackets read()'s",
+			  PMI_ROUNDS - bad_time, PMI_ROUNDS);
+	else
+		printf("ok # skip pmi time: no constant_tsc\n");
+	munmap((void *)pc, sysconf(_SC_PAGESIZE));
+	close(fd);
+}
+
 static int pin(int cpu)
 {
 	cpu_set_t set;
@@ -331,6 +420,7 @@ int main(void)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	test_reset();
 	test_time();
+	test_pmi();
 	test_dirty();
 	return fails ? 1 : 0;
 }
