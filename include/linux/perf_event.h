@@ -933,6 +933,7 @@ void perf_event_output_backward(struct perf_event *event,
 void arch_perf_update_userpage(struct perf_event *event,
 			       struct perf_event_mmap_page *userpg, u64 now);
 void perf_event_update_userpage(struct perf_event *event);
+void perf_event_update_userpage_reload(struct perf_event *event);
 int perf_event_overflow(struct perf_event *event,
 			struct perf_sample_data *data, struct pt_regs *regs);
 int perf_event_account_interrupt(struct perf_event *event);

@@ -230,6 +230,9 @@ void perf_event_update_userpage(struct perf_event *event)
 	preempt_disable();
 	++up->lock;
 	barrier();
+	/* a reload that interrupts this update does a whole one of its own */
+	WRITE_ONCE(rb->up_event, NULL);
+	barrier();
 	up->index = 0;
 	if (event->state == PERF_EVENT_STATE_ACTIVE && event->pmu->event_idx)
 		up->index = event->pmu->event_idx(event);
@@ -240,6 +243,12 @@ void perf_event_update_userpage(struct perf_event *event)
 	up->time_running = running;
 	up->cap_bit0_is_deprecated = 1;
 	arch_perf_update_userpage(event, up, now);
+	if (event->state == PERF_EVENT_STATE_ACTIVE) {
+		rb->up_cpu = smp_processor_id();
+		rb->up_time = up->cap_user_time;
+		barrier();
+		WRITE_ONCE(rb->up_event, event);
+	}
 	barrier();
 	++up->lock;
 	preempt_enable();
@@ -247,3 +256,51 @@ out:
 	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(perf_event_update_userpage);
+
+/**
+ * perf_event_update_userpage_reload - the control page after a reload
+ * @event: an active event whose counter was just reloaded, on its CPU
+ *	(the PMU's set_period, from the PMI or from pmu::start)
+ *
+ * The reload moved the offset a self-monitoring reader adds to rdpmc.
+ * What else the page says stays true while @event stays where it is:
+ * its index, counter width and clock conversion, and with cap_user_time
+ * its times, which the reader extrapolates from time_offset as the event
+ * runs on. So when the last whole update was @event's, on this CPU,
+ * only the offset (and without cap_user_time the times) is rewritten;
+ * otherwise this is a whole update. The PMI's page refresh was most of
+ * a sample's cost besides its record.
+ */
+void perf_event_update_userpage_reload(struct perf_event *event)
+{
+	struct perf_event_mmap_page *up;
+	struct perf_buffer *rb;
+	u64 enabled, running;
+
+	rcu_read_lock();
+	rb = rcu_dereference(event->rb);
+	if (!rb)
+		goto out;
+	if (READ_ONCE(rb->up_event) != event ||
+	    rb->up_cpu != smp_processor_id()) {
+		rcu_read_unlock();
+		perf_event_update_userpage(event);
+		return;
+	}
+	up = rb->user_page;
+	if (!rb->up_time)
+		perf_event_times_now(event, &enabled, &running);
+	++up->lock;
+	barrier();
+	up->offset = local64_read(&event->count);
+	if (up->index)
+		up->offset -= local64_read(&event->hw.prev_count);
+	if (!rb->up_time) {
+		up->time_enabled = enabled;
+		up->time_running = running;
+	}
+	barrier();
+	++up->lock;
+out:
+	rcu_read_unlock();
+}

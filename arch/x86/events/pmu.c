@@ -154,7 +154,7 @@ bool x86_perf_event_set_period(struct perf_event *event)
 	local64_set(&hwc->prev_count, (u64)-left);
 	wrmsrl(hwc->event_base, (u64)-left & mask);
 	/* the offset a self-monitoring reader adds to rdpmc just moved */
-	perf_event_update_userpage(event);
+	perf_event_update_userpage_reload(event);
 	return overflow;
 }
 

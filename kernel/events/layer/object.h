@@ -139,6 +139,18 @@ struct perf_buffer {
 	/* its last mapping went: no event may start writing here (event_lock) */
 	bool				unmapped;
 
+	/*
+	 * The active event whose whole update (perf_event_update_userpage())
+	 * last wrote the control page, and on which CPU; NULL while none.
+	 * Until it moves (del and add, each a whole update) a reload of its
+	 * counter changes only the page's offset (and, without
+	 * cap_user_time, its times): perf_event_update_userpage_reload().
+	 */
+	struct perf_event		*up_event;
+	int				up_cpu;
+	/* that update set cap_user_time: readers extrapolate the times */
+	bool				up_time;
+
 	/* what the mapping was charged, returned at the last unmap */
 	struct perf_mmap_charge		charge;
 
