@@ -20,6 +20,9 @@
  *   SLACK (the offset moved with every reload), and with constant_tsc
  *   time_enabled plus the converted time since the update brackets
  *   read()'s time_enabled (times still extrapolate after the PMIs).
+ *   Intel: the same at precise_ip 2 (PEBS; with a callchain, so one
+ *   record a PMI, each drained before the next: the counter reloads
+ *   itself from the record's reset value).
  * - dirty: counters that another task's events used and left are zero
  *   when this task, allowed rdpmc, reads them (as root, with the NMI
  *   watchdog off, so that no other event holds a counter).
@@ -260,6 +263,26 @@ out:
 	close(fd);
 }
 
+/* whether /proc/cpuinfo's vendor is Intel's (PEBS) */
+static int intel_cpu(void)
+{
+	char line[4096];
+	int intel = 0;
+	FILE *f;
+
+	f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "vendor_id", 9)) {
+			intel = strstr(line, "GenuineIntel") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return intel;
+}
+
 /* time_enabled now, by the control page (0: not active, or no TSC time) */
 static uint64_t page_enabled(volatile struct perf_event_mmap_page *pc)
 {
@@ -277,13 +300,13 @@ static uint64_t page_enabled(volatile struct perf_event_mmap_page *pc)
 	return est;
 }
 
-static void test_pmi(void)
+static void test_pmi(int precise)
 {
 	volatile struct perf_event_mmap_page *pc;
 	struct perf_event_attr attr;
 	uint64_t vals[3], c0, c1, mask, e0, e1;
 	int fd, width, r, bad = 0, bad_time = 0, tsc = stable_tsc();
-	char what[96];
+	char what[112];
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
@@ -291,6 +314,11 @@ static void test_pmi(void)
 	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
 	attr.sample_period = PMI_PERIOD;
 	attr.sample_type = PERF_SAMPLE_IP;
+	if (precise) {
+		attr.precise_ip = precise;
+		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		attr.exclude_callchain_kernel = 1;
+	}
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
@@ -298,7 +326,8 @@ static void test_pmi(void)
 	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	pc = fd < 0 ? NULL : map_page(fd);
 	if (!pc) {
-		printf("not ok pmi: open/mmap: %s\n", strerror(errno));
+		printf("not ok pmi (precise %d): open/mmap: %s\n", precise,
+		       strerror(errno));
 		fails++;
 		return;
 	}
@@ -312,8 +341,9 @@ static void test_pmi(void)
 		c1 = self_read(pc, &width);
 		e1 = page_enabled(pc);
 		mask = width < 64 ? (1ULL << width) - 1 : ~0ULL;
-		printf("pmi round %d: rdpmc %llu, read() %llu, rdpmc %llu; "
-		       "time_enabled page %llu, read() %llu, page %llu\n", r,
+		printf("pmi (precise %d) round %d: rdpmc %llu, read() %llu, "
+		       "rdpmc %llu; time_enabled page %llu, read() %llu, "
+		       "page %llu\n", precise, r,
 		       (unsigned long long)(c0 & mask),
 		       (unsigned long long)(vals[0] & mask),
 		       (unsigned long long)(c1 & mask),
@@ -326,15 +356,17 @@ static void test_pmi(void)
 			bad_time++;
 	}
 	snprintf(what, sizeof(what),
-		 "rounds where rdpmc's count brackets read()'s (period %d)",
-		 PMI_PERIOD);
+		 "rounds where rdpmc's count brackets read()'s (period %d, precise %d)",
+		 PMI_PERIOD, precise);
 	check_val(!bad, what, PMI_ROUNDS - bad, PMI_ROUNDS);
+	snprintf(what, sizeof(what),
+		 "rounds where the page's time_enabled brackets read()'s (precise %d)",
+		 precise);
 	if (tsc)
-		check_val(!bad_time,
-			  "rounds where the page's time_enabled brackets read()'s",
-			  PMI_ROUNDS - bad_time, PMI_ROUNDS);
+		check_val(!bad_time, what, PMI_ROUNDS - bad_time, PMI_ROUNDS);
 	else
-		printf("ok # skip pmi time: no constant_tsc\n");
+		printf("ok # skip pmi time (precise %d): no constant_tsc\n",
+		       precise);
 	munmap((void *)pc, sysconf(_SC_PAGESIZE));
 	close(fd);
 }
@@ -420,7 +452,9 @@ int main(void)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	test_reset();
 	test_time();
-	test_pmi();
+	test_pmi(0);
+	if (intel_cpu())
+		test_pmi(2);
 	test_dirty();
 	return fails ? 1 : 0;
 }
