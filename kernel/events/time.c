@@ -260,7 +260,8 @@ EXPORT_SYMBOL_GPL(perf_event_update_userpage);
 /**
  * perf_event_update_userpage_reload - the control page after a reload
  * @event: an active event whose counter was just reloaded, on its CPU
- *	(the PMU's set_period, from the PMI or from pmu::start)
+ *	(the PMU's set_period, from the PMI or from pmu::start; a PEBS
+ *	drain, after the counters reloaded themselves)
  *
  * The reload moved the offset a self-monitoring reader adds to rdpmc.
  * What else the page says stays true while @event stays where it is:

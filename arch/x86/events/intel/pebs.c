@@ -813,10 +813,13 @@ void intel_pebs_drain(struct pt_regs *iregs)
 	end = (void *)(unsigned long)ds->pebs_index;
 	ds->pebs_index = ds->pebs_buffer_base;
 	drained = pebs_drain_records(at, end, iregs);
-	/* the offset a self-monitoring reader adds to rdpmc moved: once */
+	/*
+	 * The offset a self-monitoring reader adds to rdpmc moved (the
+	 * counters were reloaded from the reset values): once per event
+	 */
 	for_each_set_bit(bit, (unsigned long *)&drained, X86_PMC_IDX_MAX) {
 		if (cpuc->events[bit])
-			perf_event_update_userpage(cpuc->events[bit]);
+			perf_event_update_userpage_reload(cpuc->events[bit]);
 	}
 	if (!iregs)
 		this_cpu_write(pebs_draining, false);
