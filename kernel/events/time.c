@@ -205,6 +205,18 @@ void __weak arch_perf_update_userpage(struct perf_event *event,
 {
 }
 
+/*
+ * What a self-monitoring reader adds to the sign-extended rdpmc value
+ * (with no index, the count itself); @up->index is already written
+ */
+static inline void perf_userpage_set_offset(struct perf_event *event,
+					    struct perf_event_mmap_page *up)
+{
+	up->offset = local64_read(&event->count);
+	if (up->index)
+		up->offset -= local64_read(&event->hw.prev_count);
+}
+
 /**
  * perf_event_update_userpage - refresh the control page of @event's buffer
  * @event: the event
@@ -236,9 +248,7 @@ void perf_event_update_userpage(struct perf_event *event)
 	up->index = 0;
 	if (event->state == PERF_EVENT_STATE_ACTIVE && event->pmu->event_idx)
 		up->index = event->pmu->event_idx(event);
-	up->offset = local64_read(&event->count);
-	if (up->index)
-		up->offset -= local64_read(&event->hw.prev_count);
+	perf_userpage_set_offset(event, up);
 	up->time_enabled = enabled;
 	up->time_running = running;
 	up->cap_bit0_is_deprecated = 1;
@@ -293,9 +303,7 @@ void perf_event_update_userpage_reload(struct perf_event *event)
 		perf_event_times_now(event, &enabled, &running);
 	++up->lock;
 	barrier();
-	up->offset = local64_read(&event->count);
-	if (up->index)
-		up->offset -= local64_read(&event->hw.prev_count);
+	perf_userpage_set_offset(event, up);
 	if (!rb->up_time) {
 		up->time_enabled = enabled;
 		up->time_running = running;
