@@ -132,6 +132,21 @@ static void perf_ctx_exchange(struct perf_event_context *a,
 	b->task = ta;
 }
 
+/* Test kernels: a context that changes hands holds no event of one task. */
+static void perf_ctx_check_lendable(struct perf_event_context *ctx)
+{
+	struct perf_event *event;
+
+	if (!PERF_CHECKS)
+		return;
+	list_for_each_entry(event, &ctx->event_list, event_entry) {
+		if (WARN_ONCE(perf_event_foreign_task(event, NULL),
+			      "perf: pid %d's context lent with an event of its own\n",
+			      task_pid_nr(ctx->home)))
+			return;
+	}
+}
+
 /**
  * __perf_ctx_try_swap - hand @prev's active context @ctx over to @next
  * @ctx: @prev's context
@@ -157,6 +172,8 @@ bool __perf_ctx_try_swap(struct perf_event_context *ctx,
 	if (rcu_access_pointer(prev->perf_event_ctxp) == ctx &&
 	    rcu_access_pointer(next->perf_event_ctxp) == other &&
 	    perf_ctx_swap_ok(ctx, other, prev, next)) {
+		perf_ctx_check_lendable(ctx);
+		perf_ctx_check_lendable(other);
 		perf_ctx_exchange(ctx, other);
 		swapped = true;
 	}

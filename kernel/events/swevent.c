@@ -86,6 +86,12 @@ void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr)
 	hlist_for_each_entry_rcu(event, head, hlist_entry) {
 		if (perf_swevent_excluded(event, regs))
 			continue;
+		/* a context lent or installed where it should not be */
+		if (PERF_CHECKS)
+			WARN_ONCE(perf_event_foreign_task(event, current),
+				  "perf: an event of pid %d counted pid %d\n",
+				  task_pid_nr(event->hw.target),
+				  task_pid_nr(current));
 		if (!is_sampling_event(event)) {
 			local64_add(nr, &event->count);
 			continue;

@@ -207,6 +207,25 @@ static inline void perf_ctx_unclone(struct perf_event_context *ctx)
 		WRITE_ONCE(ctx->clone_id, 0);
 }
 
+/*
+ * The core's invariant checks that cost a test on a hot path or a list
+ * walk: in the kernels that prove their locking (the test kernels), off
+ * in every other build.
+ */
+#define PERF_CHECKS	IS_ENABLED(CONFIG_PROVE_LOCKING)
+
+/*
+ * An event opened on a task whose group is not inherited counts that
+ * task alone: its context is never lent to another task of the family
+ * (Documentation/perf-core/ctx-swap.rst). Would it count for @task?
+ */
+static inline bool perf_event_foreign_task(struct perf_event *event,
+					   struct task_struct *task)
+{
+	return event->hw.target && !event->parent &&
+	       !event->group_leader->attr.inherit && event->hw.target != task;
+}
+
 /* pmu.c */
 extern cpumask_t perf_scope_cpus[PERF_PMU_MAX_SCOPE];
 struct pmu *perf_pmu_find(struct perf_event *event);

@@ -10,9 +10,10 @@
  * count above T's own faults means the event counted a child.
  *
  * T's own faults over each window are known from /proc/T/stat (minflt
- * counts every fault T handles, user or kernel; the event counts only the
- * user ones), so the check is exact up to a small slack. The opener runs
- * on another CPU where there is one: the race needs it to run beside T.
+ * and majflt count every fault T completes, user or kernel; the event
+ * counts only the user ones, and a fault that had to be retried is a major
+ * one), so the check is exact up to a small slack. The opener runs on
+ * another CPU where there is one: the race needs it to run beside T.
  */
 #include "perf_test.h"
 
@@ -76,12 +77,11 @@ static void vforker(struct shared *sh, int cpu)
 	_exit(0);
 }
 
-/* minflt of @pid (field 10 of /proc/pid/stat), or -1 */
-static long long task_minflt(pid_t pid)
+/* minflt + majflt of @pid (fields 10 and 12 of /proc/pid/stat), or -1 */
+static long long task_faults(pid_t pid)
 {
 	char path[64], buf[1024], *p;
-	unsigned long long v;
-	int i;
+	unsigned long long minflt, majflt;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	if (pt_read_file(path, buf, sizeof(buf)) < 0)
@@ -90,15 +90,11 @@ static long long task_minflt(pid_t pid)
 	p = strrchr(buf, ')');
 	if (!p)
 		return -1;
-	/* state is field 3, minflt field 10 */
-	for (i = 3; i <= 10; i++) {
-		p = strchr(p + 1, ' ');
-		if (!p)
-			return -1;
-	}
-	if (sscanf(p + 1, "%llu", &v) != 1)
+	/* state is field 3 */
+	if (sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %llu %*u %llu",
+		   &minflt, &majflt) != 2)
 		return -1;
-	return v;
+	return minflt + majflt;
 }
 
 /* wait until T has gone through @n more vforks since @from */
@@ -156,12 +152,12 @@ TEST_F_TIMEOUT(install, event_opened_on_a_vforking_task_counts_that_task_only,
 	attr.disabled = 0;
 	end = pt_now_ns() + RUN_NS;
 	for (opens = 0; opens < MAX_OPENS; opens++) {
-		unsigned long it;
+		unsigned long it, it_read;
 
 		/* the window is short; ten misses are proof enough */
 		if (pt_now_ns() > end || bad >= 10)
 			break;
-		f0 = task_minflt(t);
+		f0 = task_faults(t);
 		it = LOAD(sh->iters);
 		fd = sys_perf_event_open(&attr, t, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		ASSERT_LE(0, fd)
@@ -172,15 +168,17 @@ TEST_F_TIMEOUT(install, event_opened_on_a_vforking_task_counts_that_task_only,
 			ASSERT_TRUE(0) TH_LOG("T stopped forking");
 		}
 		v = pt_read1(fd);
-		f1 = task_minflt(t);
+		it_read = LOAD(sh->iters);
+		f1 = task_faults(t);
 		close(fd);
 		ASSERT_LE(0, f0);
 		ASSERT_LE(f0, f1);
 		ASSERT_NE(~0ULL, v);
 		if (v > (__u64)(f1 - f0) + SLACK) {
 			if (bad < 5)
-				TH_LOG("open %d: %llu faults counted, T made %lld",
-				       opens, (unsigned long long)v, f1 - f0);
+				TH_LOG("open %d: %llu faults counted, T made %lld, in T's vforks %lu to %lu",
+				       opens, (unsigned long long)v, f1 - f0,
+				       it, it_read);
 			bad++;
 			if (v > worst)
 				worst = v;
