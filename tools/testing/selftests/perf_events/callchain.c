@@ -138,7 +138,7 @@ static int cs_sample(struct perf_event_attr *attr, struct pt_sample *s,
 	struct perf_event_header *h;
 	struct pt_recs r;
 	struct pt_rb rb;
-	int fd, ret = -1;
+	int fd, i, ret = -1;
 
 	fd = sys_perf_event_open(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
@@ -146,7 +146,13 @@ static int cs_sample(struct perf_event_attr *attr, struct pt_sample *s,
 	if (pt_rb_map(&rb, fd, 8))
 		goto out_close;
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-	pt_sleep_ns(1000000);
+	/*
+	 * A sleep whose timer expires before nanosleep() gets to schedule()
+	 * (a vCPU held up on a loaded host) returns with no switch: sleep
+	 * again until one was counted.
+	 */
+	for (i = 0; i < 5 && pt_read1(fd) == 0; i++)
+		pt_sleep_ns(20000000);
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 	if (pt_rb_drain(&rb, &r))
 		goto out_unmap;
