@@ -90,6 +90,15 @@ static int run(struct perf_event_attr *attr, int cpu, __u64 spin_ns,
 	return 0;
 }
 
+/*
+ * The fewest samples an hrtimer clock may give, as a fraction of its
+ * periods in the task's CPU time: the timer forwards over the periods it
+ * missed with one sample, as 6.12's does, and a vCPU held off a loaded
+ * host's CPUs misses many while its task's CPU time runs on (CI saw one
+ * in 8.4). Loose, but a period taken in the wrong unit is 1000 times off.
+ */
+#define LOSS	32
+
 static void clock_attr(struct perf_event_attr *attr, __u64 config, __u64 period)
 {
 	pt_attr_sample(attr, config, period, ST);
@@ -110,7 +119,7 @@ TEST(task_clock_freq_1000_is_a_1ms_period)
 	EXPECT_EQ(1000000, r.min_period);
 	EXPECT_EQ(1000000, r.max_period);
 	expect = r.cpu_ns / 1000000;
-	EXPECT_LE(expect / 8, r.samples);
+	EXPECT_LE(expect / LOSS, r.samples);
 	EXPECT_GE(expect * 6 / 5 + 2, r.samples);
 	EXPECT_EQ(0, r.lost);
 	EXPECT_EQ(0, r.other_tid);
@@ -128,7 +137,7 @@ TEST(cpu_clock_period_is_reported_exactly)
 	EXPECT_EQ(250000, r.min_period);
 	EXPECT_EQ(250000, r.max_period);
 	expect = r.cpu_ns / 250000;
-	EXPECT_LE(expect / 8, r.samples);
+	EXPECT_LE(expect / LOSS, r.samples);
 	EXPECT_GE(expect * 6 / 5 + 2, r.samples);
 }
 
