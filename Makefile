@@ -197,7 +197,7 @@ KMODS_IN_TEST := drivers/dma/idxd/idxd_bus.ko drivers/dma/idxd/idxd.ko \
 	drivers/powercap/intel_rapl_msr.ko
 
 initramfs: ptests runas $(if $(UPSTREAM_IN_TEST),upstream-bins)
-	@$(TLOCK) $(S)/guest/mkinitramfs.sh -B -o $(B)/initramfs-test.cpio.gz \
+	@$(TLOCK) $(S)/guest/mkinitramfs.sh -B -o $(B)/initramfs-test.cpio \
 		$(foreach m,$(wildcard $(TESTMOD_OUT)/*.ko),-m $(m)) \
 		$(foreach m,$(wildcard $(addprefix $(B)/obj-test/,$(KMODS_IN_TEST))),-m $(m)) \
 		$(if $(wildcard $(PTEST_DIR)/tests.list),-t $(PTEST_DIR)/tests.list:$(PTEST_OUT)) \
@@ -205,7 +205,7 @@ initramfs: ptests runas $(if $(UPSTREAM_IN_TEST),upstream-bins)
 		$(foreach t,$(UPSTREAM_IN_TEST),-u '$(UP_OUT):$(t)$(if $(UPSTREAM_ARGS_$(t)),:$(UPSTREAM_ARGS_$(t)))')
 
 initramfs-upstream: upstream-bins runas
-	@$(TLOCK) $(S)/guest/mkinitramfs.sh -o $(B)/initramfs-upstream.cpio.gz \
+	@$(TLOCK) $(S)/guest/mkinitramfs.sh -o $(B)/initramfs-upstream.cpio \
 		$(foreach t,$(UPSTREAM_TESTS),-u $(UP_OUT):$(t))
 
 # ---- checks and tests ---------------------------------------------------
@@ -271,7 +271,7 @@ ifeq ($(PMU_IN_TEST),1)
 		$(B)/logs/pmu.result $(B)/logs/pmu-ours.result
 	@export BOOT_SLOTS=$(B)/.boot-slots; \
 	$(if $(TEST_BESIDE),RUN_TESTS_BOOT_ONLY=1 QUIET=1 $(S)/test/run-selftests.sh test \
-		$(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz "$(TEST_BESIDE)" \
+		$(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio "$(TEST_BESIDE)" \
 		> $(B)/logs/test-beside.out 2>&1 &) \
 	$(MAKE) --no-print-directory _pmu-result; wait
 	@[ ! -f $(B)/logs/test-beside.out ] || cat $(B)/logs/test-beside.out
@@ -287,7 +287,7 @@ ifeq ($(ARM64_IN_TEST),1)
 			> $(B)/logs/arm64.result
 endif
 	@RUN_TESTS_BOOTED="$(if $(filter 1,$(PMU_IN_TEST)),$(TEST_BESIDE))" \
-	$(S)/test/run-selftests.sh test $(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz \
+	$(S)/test/run-selftests.sh test $(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio \
 		"$(TEST_SMPS)" $(B)/logs/checkpatch.result $(B)/logs/perf-options.result \
 		$(B)/logs/check-layers.result \
 		$(if $(filter 1,$(PMU_IN_TEST)),$(B)/logs/pmu.result $(B)/logs/pmu-ours.result) \
@@ -299,7 +299,7 @@ stock-test: deps
 
 _stock-test: stock initramfs
 	@$(S)/test/run-selftests.sh stock $(B)/obj-stock/$(BZ) \
-		$(B)/initramfs-test.cpio.gz "$(TEST_SMPS)"
+		$(B)/initramfs-test.cpio "$(TEST_SMPS)"
 
 UP_KDIR := $(if $(filter stock,$(UPSTREAM_KERNEL)),stock,test)
 upstream-selftests: deps
@@ -308,16 +308,16 @@ upstream-selftests: deps
 
 _upstream-selftests: $(if $(filter stock,$(UPSTREAM_KERNEL)),stock,kernel) initramfs-upstream
 	@$(S)/test/run-selftests.sh upstream-$(UPSTREAM_KERNEL) $(B)/obj-$(UP_KDIR)/$(BZ) \
-		$(B)/initramfs-upstream.cpio.gz "$(SMP)"
+		$(B)/initramfs-upstream.cpio "$(SMP)"
 
 run: kernel initramfs
 ifeq ($(strip $(CMD)),)
-	@SMP=$(SMP) $(S)/guest/boot.sh $(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio.gz cmd
+	@SMP=$(SMP) $(S)/guest/boot.sh $(B)/obj-test/$(BZ) $(B)/initramfs-test.cpio cmd
 else
-	@$(TLOCK) $(S)/guest/mkinitramfs.sh -o $(B)/initramfs-run.cpio.gz \
-		-b $(B)/initramfs-test.cpio.gz -c '$(subst ','\'',$(CMD))'
+	@$(TLOCK) $(S)/guest/mkinitramfs.sh -o $(B)/initramfs-run.cpio \
+		-b $(B)/initramfs-test.cpio -c '$(subst ','\'',$(CMD))'
 	@SMP=$(SMP) QEMU_TIMEOUT=$${QEMU_TIMEOUT:-900} $(S)/guest/boot.sh \
-		$(B)/obj-test/$(BZ) $(B)/initramfs-run.cpio.gz cmd
+		$(B)/obj-test/$(BZ) $(B)/initramfs-run.cpio cmd
 endif
 
 # ---- TCG PMU model (tools/testing/pmu-model) ----------------------------
@@ -394,24 +394,24 @@ fuzz-kernel: deps
 fuzz: fuzz-kernel ptests runas pmu-qemu
 	@dpkg -s trinity >/dev/null 2>&1 || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq trinity; }
-	@$(TLOCK) $(S)/guest/mkinitramfs.sh -o $(B)/initramfs-fuzzbase.cpio.gz \
+	@$(TLOCK) $(S)/guest/mkinitramfs.sh -o $(B)/initramfs-fuzzbase.cpio \
 		-t $(PTEST_DIR)/tools.list:$(FUZZ_TOOLS) -x /usr/bin/trinity
 	@SMP=$(FUZZ_SMP) FUZZ_CPU=$(FUZZ_CPU) FUZZ_KERNEL=$(FUZZ_KERNEL) \
 		$(S)/fuzz/fuzz.sh $(FUZZ_OBJ)/$(BZ) \
-		$(B)/initramfs-fuzzbase.cpio.gz
+		$(B)/initramfs-fuzzbase.cpio
 
 diff: kernel stock ptests runas
-	@$(TLOCK) $(S)/guest/mkinitramfs.sh -o $(B)/initramfs-diffbase.cpio.gz \
+	@$(TLOCK) $(S)/guest/mkinitramfs.sh -o $(B)/initramfs-diffbase.cpio \
 		-t $(PTEST_DIR)/tools.list:$(PTEST_OUT)
 	@$(TLOCK) $(S)/fuzz/perf-diff.sh $(B)/obj-test/$(BZ) $(B)/obj-stock/$(BZ) \
-		$(B)/initramfs-diffbase.cpio.gz
+		$(B)/initramfs-diffbase.cpio
 
 # ---- cleaning -----------------------------------------------------------
 clean:
 	rm -rf $(B)/obj-test $(B)/obj-stock $(B)/obj-bench $(B)/obj-stock-bench \
 		$(B)/obj-fuzz $(B)/obj-stock-fuzz \
 		$(HDRS) $(PTEST_OUT) $(UP_OUT) $(B)/logs $(B)/runas \
-		$(B)/initramfs-*.cpio.gz $(B)/initramfs-*.list $(B)/.initramfs.* \
+		$(B)/initramfs-*.cpio* $(B)/initramfs-*.list $(B)/.initramfs.* \
 		$(B)/pmu-tests
 
 distclean: clean

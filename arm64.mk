@@ -16,10 +16,10 @@ A64_FRAGS    := $(C)/base.config $(C)/arm64.config $(C)/test.config
 A64_IMAGE    := arch/arm64/boot/Image
 A64_HDRS     := $(B)/headers-arm64
 A64_PTESTS   := $(B)/ptests-arm64
-A64_INITRD   := $(B)/initramfs-arm64.cpio.gz
+A64_INITRD   := $(B)/initramfs-arm64.cpio
 # the stock kernel's image: the same, with the test modules built
 # against the stock tree (a module is built for one kernel's structs)
-A64_INITRD_STOCK := $(B)/initramfs-arm64-stock.cpio.gz
+A64_INITRD_STOCK := $(B)/initramfs-arm64-stock.cpio
 A64_MODS     := $(B)/testmods-arm64
 A64_MODS_STOCK := $(B)/testmods-arm64-stock
 # QEMU for the boots: Debian's 7.2 with the CHAIN event in its PMUv3

@@ -66,7 +66,7 @@ if [ "${1:-}" = --interactive ]; then
 fi
 
 ours=$1 stock=$2 initrd=$3 result=$4
-list=${initrd%.cpio.gz}.list
+list=${initrd%.cpio}.list
 logs=$ROOT/build/logs
 mkdir -p "$logs"
 # The -icount boots run one TCG thread each: once the MTTCG boots are

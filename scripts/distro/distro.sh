@@ -197,9 +197,9 @@ perf stat -e task-clock,context-switches,page-faults,cycles,instructions -- ls /
 perf record -q -o /tmp/p.data -F 999 -g -- sh -c "i=0; while [ \$i -lt 100000 ]; do i=\$((i+1)); done"
 perf report -i /tmp/p.data --stdio --sort comm,dso 2>/dev/null | grep -v "^#" | grep -v "^$" | head -8
 ls /sys/bus/event_source/devices/'
-initrd=$B/initramfs-distro-$kind.cpio.gz
+initrd=$B/initramfs-distro-$kind.cpio
 "$ROOT/scripts/host/locked.sh" test "$ROOT/scripts/guest/mkinitramfs.sh" -o "$initrd" \
-	-b "$B/initramfs-test.cpio.gz" -c "$demo"
+	-b "$B/initramfs-test.cpio" -c "$demo"
 log=$B/logs/distro-$kind.log
 mkdir -p "$B/logs"
 model=()

@@ -54,8 +54,8 @@ model=(CPU="${FUZZ_CPU:-max,pmu=off}" QEMU="$B/pmu-qemu/qemu-system-x86_64"
        QEMU_NODEFAULTS=1
        QEMU_EXTRA="-L /usr/share/seabios -L /usr/share/qemu")
 [ -z "$FUZZ_CPU" ] || [ "${FUZZ_MTTCG:-0}" = 1 ] || model+=(ICOUNT=shift=0,sleep=off)
-initrd=$B/initramfs-fuzz$$.cpio.gz
-trap 'rm -f "$initrd" "${initrd%.cpio.gz}.list"' EXIT
+initrd=$B/initramfs-fuzz$$.cpio
+trap 'rm -f "$initrd" "${initrd%.cpio}.list"' EXIT
 mkdir -p "$B/logs"
 
 cmd="cd /tmp

@@ -51,8 +51,8 @@ for s in $SEEDS; do
 done
 echo @@DIFF-END"
 REPORT_RE='WARNING:|BUG:|kernel BUG at|KASAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|soft lockup|hard LOCKUP|Oops|general protection fault|refcount_t:|list_add corruption|list_del corruption|UBSAN|sleeping function called from invalid context|Kernel panic'
-initrd=$B/initramfs-diff$$.cpio.gz
-trap 'rm -f "$initrd" "${initrd%.cpio.gz}.list"' EXIT
+initrd=$B/initramfs-diff$$.cpio
+trap 'rm -f "$initrd" "${initrd%.cpio}.list"' EXIT
 "$ROOT/scripts/guest/mkinitramfs.sh" -o "$initrd" -b "$base" -c "$cmd"
 
 for k in ours stock; do

@@ -48,7 +48,7 @@ if [ "$mode" != run ]; then
 	exec "${qemu[@]}" "${console[@]}"
 fi
 
-list=${initrd%.cpio.gz}.list
+list=${initrd%.cpio}.list
 if [ -z "${QEMU_TIMEOUT:-}" ]; then
 	QEMU_TIMEOUT=300
 	if [ -f "$list" ]; then

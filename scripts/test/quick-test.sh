@@ -36,8 +36,8 @@ make -s -C "$ROOT" --no-print-directory ptests runas
 
 tag=quick-$$
 list=$B/$tag.tests.list
-initrd=$B/initramfs-$tag.cpio.gz
-trap 'rm -f "$list" "$initrd" "${initrd%.cpio.gz}.list"' EXIT
+initrd=$B/initramfs-$tag.cpio
+trap 'rm -f "$list" "$initrd" "${initrd%.cpio}.list"' EXIT
 awk -v names=" $* " '!/^#/ && NF && index(names, " " $1 " ")' \
 	"$ROOT/tools/testing/selftests/perf_events/tests.list" > "$list"
 [ -s "$list" ] || { echo "quick-test.sh: no tests.list line for: $*" >&2; exit 2; }

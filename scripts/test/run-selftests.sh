@@ -15,7 +15,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 label=$1 kernel=$2 initrd=$3 smps=$4; shift 4
-list=${initrd%.cpio.gz}.list
+list=${initrd%.cpio}.list
 # Boot the model's QEMU where it is built (make test builds it first): its
 # patch 0020 mends an MTTCG race of Debian's QEMU 7.2, a translation of
 # code that a store had just changed, kept for good (fuzzing.rst). A

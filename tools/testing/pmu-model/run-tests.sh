@@ -5,7 +5,7 @@
 # run the guest tests of tests/tests.list.
 #
 # Builds the guest programs (build/pmu-tests) and their initramfs
-# (build/initramfs-pmu.cpio.gz), boots once per CPU model of PMU_CPUS
+# (build/initramfs-pmu.cpio), boots once per CPU model of PMU_CPUS
 # (default "EPYC-PMU Skylake-PMU Icelake-PMU
 # Icelake-PMU,arch-lbr=on,model=143,intel-pt=on Skylake-PMU,hypervisor=off":
 # AMD, Intel, Intel without CPUID's hypervisor bit, where 6.12 registers
@@ -59,8 +59,8 @@ ALR_TESTS=${PMU_ALR_TESTS:-pmu-arch-lbr pmu-lbr.sh pmu-lbr-type pmu-lbr-stack pm
 ADL_TESTS=${PMU_ADL_TESTS:-pmu-hybrid pmu-hybrid.sh}
 REPEAT=${PMU_REPEAT:-1}
 QEMU_BIN=${PMU_QEMU:-$B/pmu-qemu/qemu-system-x86_64}
-initrd=$B/initramfs-pmu${PMU_TAG:+-$PMU_TAG}.cpio.gz
-list=${initrd%.cpio.gz}.list
+initrd=$B/initramfs-pmu${PMU_TAG:+-$PMU_TAG}.cpio
+list=${initrd%.cpio}.list
 logs=$B/logs
 mkdir -p "$logs"
 
