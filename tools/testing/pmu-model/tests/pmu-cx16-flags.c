@@ -80,7 +80,7 @@ static unsigned long cx8(void)
 	return flags;
 }
 
-/* @n runs of @fn from memory that compares equal or not: how many wrong */
+/* RUNS runs of @fn on memory that compares equal or not: all must be right */
 static void run(const char *name, unsigned long (*fn)(void), int equal)
 {
 	unsigned long want = CF | PF | (equal ? ZF : 0), first = 0, f;
