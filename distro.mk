@@ -15,7 +15,9 @@
 #   make debian-shell            boot it on ours, log in as root
 #
 # DISTRO_CONFIG=lean does the same with a small config (defconfig and
-# what the system needs, scripts/distro/lean.config) in minutes.
+# what the system needs, scripts/distro/lean.config) in minutes;
+# DISTRO_CONFIG=nomod (make distro, distro-stock) is Debian's config
+# without modules and debug information, about 20 minutes cold.
 # DEBIAN_QEMU=model boots the PMU model (hardware events) instead of
 # Debian's QEMU; PERFECO=boot,bpftrace,bcc,perf,perftest picks checks;
 # DEBIAN_PARALLEL=0 boots the two kernels one after the other.

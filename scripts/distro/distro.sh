@@ -45,13 +45,21 @@ mkdir -p "$B/logs"
 # DISTRO_CONFIG=lean: x86_64_defconfig, kvm_guest.config, config/base.config
 # and scripts/distro/lean.config instead of Debian's config, into
 # build/obj-lean[-stock] with the release 6.12.N-lean-<kind>: minutes
-# instead of hours, for trying make debian-image's whole path
+# instead of hours, for trying make debian-image's whole path.
+# DISTRO_CONFIG=nomod: Debian's config with every module turned off and
+# no debug information, into build/obj-nomod[-stock]: all that Debian
+# builds in (SLUB hardening, preemption, mitigations, IBT) in about 20
+# minutes cold, for the boot's checks (the PEBS sampling one found QEMU's
+# cmpxchg16b flags bug, debian.rst) without the hours of the modules
 flavour=${DISTRO_CONFIG:-debian}
 case $flavour in
 debian)	dir=obj-distro tag=distro ;;
+nomod)	dir=obj-nomod tag=nomod ;;
 lean)	dir=obj-lean tag=lean ;;
-*)	echo "distro.sh: DISTRO_CONFIG is debian or lean" >&2; exit 2 ;;
+*)	echo "distro.sh: DISTRO_CONFIG is debian, nomod or lean" >&2; exit 2 ;;
 esac
+nomod=
+[ "$flavour" != nomod ] || nomod="no modules, no debug information"
 case $kind in
 ours)	obj=$B/$dir src=$B/linux; "$ROOT/scripts/kernel/prepare-tree.sh" ours
 	"$ROOT/scripts/kernel/check-tree.sh" ;;
@@ -93,6 +101,7 @@ lean_frags=("$src/arch/x86/configs/x86_64_defconfig" "$src/kernel/configs/kvm_gu
 	    "$ROOT/config/base.config" "$ROOT/scripts/distro/lean.config")
 case $flavour in
 debian)	sum=$( { cat "$src/.harness-unpacked"; sha256sum "$deb"; echo config-2; } | sha256sum) ;;
+nomod)	sum=$( { cat "$src/.harness-unpacked"; sha256sum "$deb"; echo nomod-1; } | sha256sum) ;;
 lean)	sum=$( { cat "$src/.harness-unpacked" "${lean_frags[@]}"; echo lean-1; } | sha256sum) ;;
 esac
 if [ "$(cat "$obj/.harness-config" 2>/dev/null)" != "$sum" ]; then
@@ -109,8 +118,15 @@ if [ "$(cat "$obj/.harness-config" 2>/dev/null)" != "$sum" ]; then
 		"$ROOT/scripts/kernel/check-config.sh" "$obj/.config" \
 			"$ROOT/scripts/distro/lean.config"
 	else
-		echo "  CONFIG  $shown: Debian's config.amd64_none_amd64"
+		echo "  CONFIG  $shown: Debian's config.amd64_none_amd64${nomod:+, $nomod}"
 		xzcat "$deb" > "$obj/.config"
+		if [ "$flavour" = nomod ]; then
+			sed -i -E 's/^(CONFIG_[A-Z0-9_]+)=m$/# \1 is not set/' "$obj/.config"
+			"$src/scripts/config" --file "$obj/.config" \
+				--disable DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT \
+				--disable DEBUG_INFO_DWARF4 --disable DEBUG_INFO_DWARF5 \
+				--enable DEBUG_INFO_NONE
+		fi
 		# Debian signs its modules after the build, with its own
 		# key; ours are signed at modules_install with the key the
 		# build makes and builds in (MODULE_SIG_ALL), so that, as on
@@ -123,6 +139,10 @@ if [ "$(cat "$obj/.harness-config" 2>/dev/null)" != "$sum" ]; then
 			--set-str LOCALVERSION "-$tag-$kind"
 		kmake olddefconfig
 		# what Debian turns on must still be on after olddefconfig
+		# (not checked for nomod: many of its =y options are those of
+		# drivers that are modules)
+		missing=
+		[ "$flavour" = nomod ] ||
 		missing=$(xzcat "$deb" | grep -E '^CONFIG_[A-Z0-9_]+=[ym]$' |
 			  grep -vxFf "$obj/.config" | grep -v '^CONFIG_LOCALVERSION' || true)
 		if [ -n "$missing" ]; then
@@ -192,22 +212,36 @@ echo "  DISTRO  $kind: $nmods modules, bzImage $(stat -c %s "$obj/arch/x86/boot/
 
 # Boot it: the test initramfs running a perf demo, on the PMU model when
 # it is built (hardware events), else on plain QEMU (software events).
-demo='uname -r; grep -c . /proc/modules || true
-perf stat -e task-clock,context-switches,page-faults,cycles,instructions -- ls / > /dev/null
-perf record -q -o /tmp/p.data -F 999 -g -- sh -c "i=0; while [ \$i -lt 100000 ]; do i=\$((i+1)); done"
-perf report -i /tmp/p.data --stdio --sort comm,dso 2>/dev/null | grep -v "^#" | grep -v "^$" | head -8
-ls /sys/bus/event_source/devices/'
-initrd=$B/initramfs-distro-$kind.cpio
-"$ROOT/scripts/host/locked.sh" test "$ROOT/scripts/guest/mkinitramfs.sh" -o "$initrd" \
-	-b "$B/initramfs-test.cpio" -c "$demo"
-log=$B/logs/distro-$kind.log
-mkdir -p "$B/logs"
+# On the model, system-wide PEBS sampling with callchains over a fork
+# loop too: the vCPU stops at each sampled instruction, which is how
+# QEMU 7.2's cmpxchg16b flags bug showed (debian.rst). Either way the
+# kernel log must have no oops, BUG, WARNING or fault (Debian's config
+# prints the CPU's vulnerabilities as "WARNING:", not counted).
 model=()
 if [ -x "$B/pmu-qemu/qemu-system-x86_64" ]; then
 	model=(CPU=Skylake-PMU QEMU="$B/pmu-qemu/qemu-system-x86_64"
 	       ICOUNT=shift=0,sleep=off QEMU_NODEFAULTS=1
 	       QEMU_EXTRA="-L /usr/share/seabios -L /usr/share/qemu")
 fi
+demo='uname -r; grep -c . /proc/modules || true
+perf stat -e task-clock,context-switches,page-faults,cycles,instructions -- ls / > /dev/null
+perf record -q -o /tmp/p.data -F 999 -g -- sh -c "i=0; while [ \$i -lt 100000 ]; do i=\$((i+1)); done"
+perf report -i /tmp/p.data --stdio --sort comm,dso 2>/dev/null | grep -v "^#" | grep -v "^$" | head -8
+ls /sys/bus/event_source/devices/'
+[ ${#model[@]} = 0 ] || demo+='
+forks() { i=0; while [ $i -lt $1 ]; do /bin/true; i=$((i+1)); done; }
+forks 100000 & bg=$!
+perf record -q -a -g -c 50000 -e cycles:P -o /tmp/pebs.data -- sh -c "i=0; while [ \$i -lt 1500 ]; do /bin/true; i=\$((i+1)); done" &&
+	echo "pebs record: ok"
+kill $bg
+perf report -i /tmp/pebs.data --stdio -q --sort comm 2>/dev/null | head -4'
+demo+='
+echo "splats: $(dmesg | grep -E "Oops|BUG:|WARNING:|general protection|traps:|segfault" | grep -c -v -E "RETBleed|Spectre|vulnerable")"'
+initrd=$B/initramfs-distro-$kind.cpio
+"$ROOT/scripts/host/locked.sh" test "$ROOT/scripts/guest/mkinitramfs.sh" -o "$initrd" \
+	-b "$B/initramfs-test.cpio" -c "$demo"
+log=$B/logs/distro-$kind.log
+mkdir -p "$B/logs"
 # cmd mode is the console on stdout: the log is what it printed
 rc=0
 env "${model[@]}" SMP=2 QEMU_TIMEOUT=900 "$ROOT/scripts/guest/boot.sh" \
@@ -215,4 +249,7 @@ env "${model[@]}" SMP=2 QEMU_TIMEOUT=900 "$ROOT/scripts/guest/boot.sh" \
 demo_out=$(tr -d '\r' < "$log" | sed -n '/^@@CMD /,/^@@CMD-EXIT/p')
 echo "$demo_out"
 grep -q "^@@CMD-EXIT 0" <<<"$demo_out" || { echo "distro.sh: the $kind kernel did not run the demo to the end (qemu rc=$rc, see $log)" >&2; exit 1; }
+grep -q "^splats: 0$" <<<"$demo_out" || { echo "distro.sh: the $kind kernel logged an oops, BUG, WARNING or fault (see $log)" >&2; exit 1; }
+[ ${#model[@]} = 0 ] || grep -q "^pebs record: ok$" <<<"$demo_out" ||
+	{ echo "distro.sh: PEBS sampling failed on the $kind kernel (see $log)" >&2; exit 1; }
 echo "  DISTRO  $kind: booted; built in ${secs}s (log: ${log#"$ROOT"/})"
