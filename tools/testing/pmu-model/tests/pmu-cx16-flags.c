@@ -34,51 +34,36 @@
 static unsigned __int128 m16 __attribute__((aligned(16)));
 static uint64_t m8;
 
-static unsigned long cx16(void)
-{
-	unsigned long flags;
-
-	asm volatile("mov %[nr], %%eax\n\t"
-		     "syscall\n\t"
-		     "mov $-0x400000, %%r8\n\t"
-		     "mov $0x400000, %%r9d\n\t"
-		     "add %%r8, %%r9\n\t"
-		     "mov $1, %%eax\n\t"
-		     "mov $2, %%edx\n\t"
-		     "mov $3, %%ebx\n\t"
-		     "mov $4, %%ecx\n\t"
-		     "cmpxchg16b %[m]\n\t"
-		     "pushfq\n\t"
-		     "pop %[flags]"
-		     : [flags] "=r" (flags), [m] "+m" (m16)
-		     : [nr] "i" (SYS_getppid)
-		     : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r11", "cc",
-		       "memory");
-	return flags;
+/*
+ * One case: @insn on @mem (holding 2:1 to succeed), right after a system
+ * call, in the same block as an ADD that sets CF, PF and ZF: RFLAGS after
+ */
+#define CX_CASE(name, insn, mem)					\
+static unsigned long name(void)						\
+{									\
+	unsigned long flags;						\
+									\
+	asm volatile("mov %[nr], %%eax\n\t"				\
+		     "syscall\n\t"						\
+		     "mov $-0x400000, %%r8\n\t"				\
+		     "mov $0x400000, %%r9d\n\t"				\
+		     "add %%r8, %%r9\n\t"					\
+		     "mov $1, %%eax\n\t"					\
+		     "mov $2, %%edx\n\t"					\
+		     "mov $3, %%ebx\n\t"					\
+		     "mov $4, %%ecx\n\t"					\
+		     insn " %[m]\n\t"					\
+		     "pushfq\n\t"						\
+		     "pop %[flags]"						\
+		     : [flags] "=r" (flags), [m] "+m" (mem)			\
+		     : [nr] "i" (SYS_getppid)					\
+		     : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r11", "cc",	\
+		       "memory");						\
+	return flags;							\
 }
 
-static unsigned long cx8(void)
-{
-	unsigned long flags;
-
-	asm volatile("mov %[nr], %%eax\n\t"
-		     "syscall\n\t"
-		     "mov $-0x400000, %%r8\n\t"
-		     "mov $0x400000, %%r9d\n\t"
-		     "add %%r8, %%r9\n\t"
-		     "mov $1, %%eax\n\t"
-		     "mov $2, %%edx\n\t"
-		     "mov $3, %%ebx\n\t"
-		     "mov $4, %%ecx\n\t"
-		     "cmpxchg8b %[m]\n\t"
-		     "pushfq\n\t"
-		     "pop %[flags]"
-		     : [flags] "=r" (flags), [m] "+m" (m8)
-		     : [nr] "i" (SYS_getppid)
-		     : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r11", "cc",
-		       "memory");
-	return flags;
-}
+CX_CASE(cx16, "cmpxchg16b", m16)
+CX_CASE(cx8, "cmpxchg8b", m8)
 
 /* RUNS runs of @fn on memory that compares equal or not: all must be right */
 static void run(const char *name, unsigned long (*fn)(void), int equal)
