@@ -149,10 +149,13 @@ static int perf_event_count_interrupt(struct perf_event *event,
 	}
 	if (hwc->interrupts_seq != seq) {
 		hwc->interrupts_seq = seq;
-		hwc->interrupts = 1;
-		return 0;
+		hwc->interrupts = 0;
 	}
-	if (++hwc->interrupts <= perf_max_samples_per_tick() || !may_throttle)
+	/*
+	 * As in 6.12, the overflow that reaches the limit throttles: at
+	 * most perf_max_samples_per_tick() samples a tick, that one's too.
+	 */
+	if (++hwc->interrupts < perf_max_samples_per_tick() || !may_throttle)
 		return 0;
 	hwc->interrupts = PERF_THROTTLED;
 	__this_cpu_inc(perf_throttled_here);

@@ -17,8 +17,12 @@
  * A large-PEBS event (period 1, IP|TID: drained in batches) over 409600
  * loads into a 1 MiB ring: the ring takes as many 24-byte samples as fit,
  * and PERF_FORMAT_LOST counts the rest: samples + lost is the count, less
- * a few records that neither became a sample nor were counted lost (4 to
- * 8 on either kernel, varying from run to run).
+ * a few loads that wrapped the counter but left no record (3 to 7 on
+ * either kernel alone, 17 seen under load: their number follows the
+ * interrupts that land in the loop, and under icount the virtual clock
+ * counts the other vCPU's instructions too). So the gap may be at most
+ * 1/1000 of the count (409): a kernel that counted no lost samples would
+ * be 366000 short, one that missed one per drain over 1250 short.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -205,9 +209,12 @@ static void full_ring_case(void)
 	check_val(!t.lost_recs, "full ring: no LOST_SAMPLES record (no room)",
 		  t.lost_recs, 0);
 	sum = t.samples + (long)rv[1];
+	printf("# full ring: count %llu, samples %d, lost %llu, gap %lld\n",
+	       (unsigned long long)rv[0], t.samples,
+	       (unsigned long long)rv[1], (long long)rv[0] - sum);
 	check_val(rv[0] >= BIG_LOADS && sum <= (long)rv[0] &&
-		  sum >= (long)rv[0] - 16,
-		  "full ring: samples + PERF_FORMAT_LOST = the count, less <= 16",
+		  sum >= (long)(rv[0] - rv[0] / 1000),
+		  "full ring: samples + PERF_FORMAT_LOST = the count, less <= 1/1000",
 		  sum, rv[0]);
 	ring_unmap(pc);
 	close(fd);

@@ -5,25 +5,27 @@
  * the next tick of its CPU while it is on the PMU and else when it is
  * scheduled in again.
  *
- * Root, pinned to CPU 0, at perf_event_max_sample_rate 1000 with the
- * kernel's lowering of it off (perf_cpu_time_max_percent 0): at HZ 250
- * the limit is 4 a tick; 6.12's fourth overflow in a tick throttles the
- * event (a THROTTLE record; that sample is still written). cycles:u at
- * period 20000 (10000 instructions on the model) samples ROUNDS bursts
- * of 1M user instructions (1 ms of the model's virtual time, 100
- * periods) and blocks after each:
+ * Root, pinned to CPU 0, at perf_event_max_sample_rate 1000, then 250,
+ * with the kernel's lowering of it off (perf_cpu_time_max_percent 0): at
+ * HZ 250 the limit is 4 (then 1) a tick; 6.12's fourth (first) overflow
+ * in a tick throttles the event (a THROTTLE record; that sample is still
+ * written). cycles:u at period 20000 (10000 instructions on the model)
+ * samples ROUNDS bursts of 1M user instructions (1 ms of the model's
+ * virtual time, 100 periods) and blocks after each:
  * - "partner": on a pipe, while a partner process on the same CPU spins
  *   for 10M instructions, so that ticks come while another task runs
  *   (the tick cannot restart an event that is off its PMU);
- * - "usleep": in usleep(10000), the CPU idle meanwhile.
- * Every burst, begun unthrottled, takes the samples of its tick (4 with
- * the one that throttles it; 5 on a kernel that throttles at the fifth)
- * and is throttled; a tick within it (a burst spans at most one) lets
- * it take as many again. So each burst has 4 to 10 samples (11: the last
- * of the previous burst's run may land after its count was taken), where
- * an event left throttled takes one sample a burst (its overflow stops
- * it again). The records alternate, THROTTLE first, and a THROTTLE is
- * followed by exactly one sample (its own) until the next UNTHROTTLE.
+ * - "usleep": in usleep(10000), the CPU idle meanwhile (at both rates).
+ * A run of samples (from the enable or an UNTHROTTLE to the THROTTLE and
+ * its sample) is as long as 6.12 makes it: the per_tick-th overflow of
+ * a tick throttles (also the first, at a limit of 1). A tick that lands
+ * inside a run, or a run that goes on across a block, lengthens it; a
+ * run spans 40000 instructions, a tick is 4M apart, so most runs are
+ * exactly per_tick long and none is 3 * per_tick. Every burst, begun
+ * unthrottled, takes at least one run (per_tick samples), where an event left
+ * throttled takes one sample a burst (its overflow stops it again).
+ * The records alternate, THROTTLE first, and a THROTTLE is followed by
+ * exactly one sample (its own) until the next UNTHROTTLE.
  * The samples up to the first THROTTLE are printed as a fact.
  */
 #define _GNU_SOURCE
@@ -49,8 +51,8 @@
 #define PERIOD		20000		/* cycles: 10000 instructions */
 #define BURST		500000		/* iterations: 1M instructions */
 #define SPIN		5000000		/* the partner's: 10M instructions */
-#define RATE		"1000"
-#define PER_TICK	4		/* DIV_ROUND_UP(1000, HZ 250) */
+/* perf_event_max_sample_rate, and so DIV_ROUND_UP(rate, HZ 250) */
+static int per_tick;
 
 static void loop(long n)
 {
@@ -87,7 +89,7 @@ static void block(int use_partner)
 		check(0, "the partner answers");
 }
 
-static void run(const char *name, int use_partner)
+static void run(const char *name, int use_partner, const char *rate)
 {
 	struct perf_event_attr a = {
 		.size = sizeof(a),
@@ -100,14 +102,20 @@ static void run(const char *name, int use_partner)
 		.disabled = 1,
 	};
 	int samples[ROUNDS] = { 0 }, unthrottles[ROUNDS] = { 0 };
-	int nthrottle = 0, nunthrottle = 0, after = 0, bad = 0;
-	int min = 1 << 30, max = 0, throttled = 0, first = -1, fd, r;
+	int nthrottle = 0, nunthrottle = 0, after = 0, bad = 0, len = 0;
+	int exact = 0, longest = 0;
+	int min = 1 << 30, throttled = 0, first = -1, fd, r;
 	struct perf_event_mmap_page *pc;
 	uint64_t heads[ROUNDS];
 	unsigned char *data;
 	char what[256];
 	pid_t pid = -1;
 
+	/* the rate can be written only while the lowering is on */
+	sysctl("perf_cpu_time_max_percent", "25", NULL);
+	sysctl("perf_event_max_sample_rate", rate, NULL);
+	sysctl("perf_cpu_time_max_percent", "0", NULL);
+	per_tick = (atoi(rate) + 249) / 250;
 	if (use_partner) {
 		if (pipe(to_partner) || pipe(from_partner)) {
 			check(0, "pipe");
@@ -153,12 +161,18 @@ static void run(const char *name, int use_partner)
 				samples[r]++;
 				if (throttled && ++after > 1)
 					bad++;
+				len += !throttled;
 				break;
 			case PERF_RECORD_THROTTLE:
 				if (!nthrottle++)
 					first = samples[0];
 				if (throttled)
 					bad++;
+				/* the run with the THROTTLE's own sample */
+				exact += len + 1 == per_tick;
+				if (len + 1 > longest)
+					longest = len + 1;
+				len = 0;
 				throttled = 1;
 				after = 0;
 				break;
@@ -168,6 +182,7 @@ static void run(const char *name, int use_partner)
 				if (!throttled)
 					bad++;
 				throttled = 0;
+				len = 0;
 				break;
 			}
 			pos += h->size;
@@ -180,13 +195,16 @@ static void run(const char *name, int use_partner)
 		       samples[r], unthrottles[r]);
 		if (samples[r] < min)
 			min = samples[r];
-		if (samples[r] > max)
-			max = samples[r];
 	}
 	snprintf(what, sizeof(what),
-		 "%s: each of %d bursts %d to %d samples (1 when left throttled): %d to %d",
-		 name, ROUNDS, PER_TICK, 2 * (PER_TICK + 1) + 1, min, max);
-	check(min >= PER_TICK && max <= 2 * (PER_TICK + 1) + 1, what);
+		 "%s: each of %d bursts at least %d samples (1 when left throttled): fewest %d",
+		 name, ROUNDS, per_tick, min);
+	check(min >= per_tick, what);
+	snprintf(what, sizeof(what),
+		 "%s: the %d-th overflow of a tick throttles: %d of %d runs %d long, the longest %d (< %d)",
+		 name, per_tick, exact, nthrottle, per_tick, longest,
+		 3 * per_tick);
+	check(2 * exact > nthrottle && longest < 3 * per_tick, what);
 	snprintf(what, sizeof(what),
 		 "%s: THROTTLE and UNTHROTTLE records alternate, one sample after each THROTTLE (%d THROTTLE, %d UNTHROTTLE, %d out of turn)",
 		 name, nthrottle, nunthrottle, bad);
@@ -207,14 +225,15 @@ int main(void)
 {
 	cpu_set_t cpus;
 
-	throttle_rate(RATE);
+	throttle_rate("1000");
 	CPU_ZERO(&cpus);
 	CPU_SET(0, &cpus);
 	if (sched_setaffinity(0, sizeof(cpus), &cpus)) {
 		check(0, "pinned to CPU 0");
 		return 1;
 	}
-	run("partner", 1);
-	run("usleep", 0);
+	run("partner", 1, "1000");
+	run("usleep", 0, "1000");
+	run("usleep at 250", 0, "250");
 	return fails ? 1 : 0;
 }
