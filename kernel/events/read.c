@@ -196,16 +196,6 @@ static int perf_read_fill(struct perf_event *event, u64 *values)
 	return n;
 }
 
-/* perf_event_sync_one() just after perf_ctx_update_time() of its context */
-static void perf_event_sync_fresh(struct perf_event_context *ctx,
-				  struct perf_event *event)
-{
-	perf_event_read_fresh(ctx, event);
-	/* a task context's event is never a cgroup event */
-	perf_event_update_times_at(event, perf_event_effective_state(event),
-				   perf_ctx_time_now(ctx));
-}
-
 /*
  * read() of the caller's own event or group, counting on this CPU, with
  * no inherited children: perf stat's self-monitoring and any loop that
@@ -213,19 +203,26 @@ static void perf_event_sync_fresh(struct perf_event_context *ctx,
  * and its task current, the context can be neither switched out nor
  * swapped, every change to it or to its groups holds that lock, and no
  * child can appear (only a fork of this task makes them): neither
- * ctx->mutex nor perf_ctx_call() is needed. Returns the bytes filled in
- * @values (room for @room), or 0 to take the general path.
+ * ctx->mutex nor perf_ctx_call() is needed.
+ *
+ * The words go straight to @buf from inside that section, page faults
+ * off: staging them and copying them out was a sixth of a group read.
+ * A page that is not present makes the read take the general path,
+ * which may sleep to fault it in (what was written is written again).
+ * Returns the bytes written, a negative errno, or 0 for the general path.
  */
-static size_t perf_read_self(struct perf_event *event, u64 *values,
-			     size_t room)
+static ssize_t perf_read_self(struct perf_event *event, char __user *buf,
+			      size_t count)
 {
 	u64 format = event->attr.read_format;
+	u64 __user *to = (u64 __user *)buf;
 	struct perf_event *leader, *sibling;
 	struct perf_event_context *ctx;
-	u64 enabled, running;
+	u64 enabled, running, value;
 	unsigned long flags;
-	size_t size = 0;
-	int n;
+	ssize_t ret = 0;
+	size_t size;
+	int n = 0;
 
 	ctx = READ_ONCE(event->ctx);
 	if (!ctx || READ_ONCE(ctx->task) != current)
@@ -233,30 +230,30 @@ static size_t perf_read_self(struct perf_event *event, u64 *values,
 	perf_ctx_lock_irqsave(ctx, flags);
 	if (event->ctx != ctx || ctx->task != current || !ctx->is_active ||
 	    ctx->active_cpu != smp_processor_id())
-		goto out;
-	if (!(format & PERF_FORMAT_GROUP)) {
-		if (!list_empty(&event->child_list))
-			goto out;
-		perf_ctx_update_time(ctx);
-		perf_event_sync_fresh(ctx, event);
-		perf_event_own_times(event, &enabled, &running);
-		n = perf_read_put_head(values, format,
-				       perf_event_own_count(event),
-				       enabled, running);
-		size = perf_read_put_id_lost(values, n, format, event) *
-		       sizeof(u64);
-		goto out;
+		goto unlock;
+	leader = format & PERF_FORMAT_GROUP ? event->group_leader : event;
+	if (!list_empty(&leader->child_list))
+		goto unlock;
+	size = perf_read_size(event);
+	if (count < size) {
+		ret = -ENOSPC;
+		goto unlock;
 	}
-	leader = event->group_leader;
-	if (perf_read_size(event) > room || !list_empty(&leader->child_list))
-		goto out;
 	perf_ctx_update_time(ctx);
-	perf_event_sync_fresh(ctx, leader);
-	perf_event_own_times(leader, &enabled, &running);
-	n = perf_read_put_head(values, format, 1 + leader->nr_siblings,
-			       enabled, running);
-	n = perf_read_put_entry(values, n, format, leader,
-				perf_event_own_count(leader));
+	/*
+	 * A clock counts up to the context's time: its count is computed.
+	 * A task context's event is never a cgroup event.
+	 */
+	if (perf_event_is_swclock(leader) &&
+	    leader->state == PERF_EVENT_STATE_ACTIVE) {
+		value = perf_swclock_count_at(leader, ctx->timestamp) +
+			atomic64_read(&leader->child_count);
+	} else {
+		perf_event_read_fresh(ctx, leader);
+		value = perf_event_own_count(leader);
+	}
+	perf_event_update_times_at(leader, perf_event_effective_state(leader),
+				   perf_ctx_time_now(ctx));
 	/*
 	 * The layout has the leader's times only, so a member's are left
 	 * for whoever reads them (they add up from its tstamp whenever
@@ -265,31 +262,67 @@ static size_t perf_read_self(struct perf_event *event, u64 *values,
 	 * returned. A member with inherited children sends the read down
 	 * the general path; what was updated so far stays right.
 	 */
-	for_each_sibling_event(sibling, leader) {
-		if (!list_empty(&sibling->child_list))
-			goto out;
-		if (!perf_event_counts_in_place(sibling))
-			perf_event_read_fresh(ctx, sibling);
-		n = perf_read_put_entry(values, n, format, sibling,
-					perf_event_own_count(sibling));
+	if (format & PERF_FORMAT_GROUP) {
+		for_each_sibling_event(sibling, leader) {
+			if (!list_empty(&sibling->child_list))
+				goto unlock;
+			if (!perf_event_counts_in_place(sibling))
+				perf_event_read_fresh(ctx, sibling);
+		}
 	}
-	size = n * sizeof(u64);
-out:
+	perf_event_own_times(leader, &enabled, &running);
+
+	pagefault_disable();
+	if (!user_access_begin(to, size)) {
+		ret = -EFAULT;
+		goto enable;
+	}
+#define PUT(v)	do { unsafe_put_user((u64)(v), to + n, fault); n++; } while (0)
+#define PUT_ID_LOST(e)							\
+	do {								\
+		if (format & PERF_FORMAT_ID)				\
+			PUT((e)->id);					\
+		if (format & PERF_FORMAT_LOST)				\
+			PUT(atomic64_read(&(e)->lost_samples));		\
+	} while (0)
+	if (!(format & PERF_FORMAT_GROUP)) {
+		PUT(value);
+		if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			PUT(enabled);
+		if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			PUT(running);
+		PUT_ID_LOST(leader);
+		goto done;
+	}
+	PUT(1 + leader->nr_siblings);
+	if (format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		PUT(enabled);
+	if (format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		PUT(running);
+	PUT(value);
+	PUT_ID_LOST(leader);
+	for_each_sibling_event(sibling, leader) {
+		PUT(perf_event_own_count(sibling));
+		PUT_ID_LOST(sibling);
+	}
+done:
+#undef PUT_ID_LOST
+#undef PUT
+	user_access_end();
+	ret = n * sizeof(u64);
+	goto enable;
+fault:
+	user_access_end();
+enable:
+	pagefault_enable();
+unlock:
 	perf_ctx_unlock_irqrestore(ctx, flags);
-	return size;
+	return ret;
 }
 
-/**
- * perf_event_read_to_user - read() of a perf fd
- * @event: the event
- * @buf: the user buffer
- * @count: its size in bytes
- *
- * A pinned event that could not be scheduled is in the error state and
- * reads as end-of-file, which tells user space its count is meaningless.
- */
-ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
-				size_t count)
+/* The general path: any event, with children, or not counting here. */
+static noinline ssize_t perf_event_read_general(struct perf_event *event,
+						char __user *buf, size_t count)
 {
 	struct perf_event_context *ctx;
 	/*
@@ -300,25 +333,6 @@ ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 	size_t size, filled;
 	u64 *values;
 	ssize_t ret;
-
-	if (event->state == PERF_EVENT_STATE_ERROR)
-		return 0;
-
-	size = perf_read_self(event, small, sizeof(small));
-	if (size) {
-		u64 __user *to = (u64 __user *)buf;
-		unsigned int i;
-
-		if (count < size)
-			return -ENOSPC;
-		/* a few words: stores, not a copy routine */
-		if (!user_access_begin(to, size))
-			return -EFAULT;
-		for (i = 0; i < size / sizeof(u64); i++)
-			unsafe_put_user(small[i], to + i, efault);
-		user_access_end();
-		return size;
-	}
 
 	ctx = perf_event_ctx_lock(event);
 	size = perf_read_size(event);
@@ -347,9 +361,26 @@ ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
 unlock:
 	mutex_unlock(&ctx->mutex);
 	return ret;
-
-efault:
-	user_access_end();
-	return -EFAULT;
 }
 
+/**
+ * perf_event_read_to_user - read() of a perf fd
+ * @event: the event
+ * @buf: the user buffer
+ * @count: its size in bytes
+ *
+ * A pinned event that could not be scheduled is in the error state and
+ * reads as end-of-file, which tells user space its count is meaningless.
+ */
+ssize_t perf_event_read_to_user(struct perf_event *event, char __user *buf,
+				size_t count)
+{
+	ssize_t ret;
+
+	if (event->state == PERF_EVENT_STATE_ERROR)
+		return 0;
+	ret = perf_read_self(event, buf, count);
+	if (ret)
+		return ret;
+	return perf_event_read_general(event, buf, count);
+}

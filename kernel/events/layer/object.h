@@ -259,6 +259,26 @@ static inline bool perf_event_is_swclock(const struct perf_event *event)
 	return event->event_caps & PERF_EV_CAP_SWCLOCK;
 }
 
+/*
+ * A running clock's count as of @now, its context's time just taken,
+ * without bringing it there: the clocks keep in hw.prev_count the instant
+ * their count was last brought to (swevent.c). What a read returns, for
+ * a reader that would only store what the next read computes again. An
+ * NMI that brings the count up meanwhile is seen by prev_count changing.
+ */
+static inline u64 perf_swclock_count_at(struct perf_event *event, u64 now)
+{
+	u64 prev, count;
+
+	do {
+		prev = local64_read(&event->hw.prev_count);
+		count = local64_read(&event->count);
+	} while (local64_read(&event->hw.prev_count) != prev);
+	if (!(event->hw.state & PERF_HES_STOPPED) && (s64)(now - prev) > 0)
+		count += now - prev;
+	return count;
+}
+
 /* callchain.c */
 int perf_callchain_get(struct perf_event *event);
 void perf_callchain_put(struct perf_event *event);

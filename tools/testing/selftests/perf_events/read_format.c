@@ -279,6 +279,73 @@ TEST(read_into_bad_buffer_fails_efault)
 	close(fd);
 }
 
+/*
+ * A read of one's own group writes the user's buffer with page faults
+ * off; a page that is not present (never touched, or dropped) takes the
+ * general path, which faults it in: the whole layout is there, also
+ * where the first words had gone to a present page before the fault. A
+ * read-only page or one with no access is EFAULT.
+ */
+TEST(group_read_into_absent_pages_faults_them_in)
+{
+	__u64 rf = PERF_FORMAT_GROUP | ID | TE | TR;
+	static const __u64 cfg[4] = {
+		PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_PAGE_FAULTS,
+		PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_CONTEXT_SWITCHES,
+	};
+	long pg = sysconf(_SC_PAGESIZE);
+	__u64 ids[4], *buf, first;
+	int fd[4], i, round;
+	char *map;
+
+	for (i = 0; i < 4; i++) {
+		fd[i] = pt_open_sw(cfg[i], i ? fd[0] : -1, rf);
+		ASSERT_LE(0, fd[i]);
+		ids[i] = event_id(fd[i]);
+	}
+	map = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, ioctl(fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP));
+	pt_spin_ns(1000000);
+
+	/* two words on a present page, nine on one never touched */
+	map[0] = 1;
+	buf = (__u64 *)(map + pg - 16);
+	for (round = 0; round < 2; round++) {
+		EXPECT_EQ(8 * 11, read(fd[0], buf, 8 * 11))
+			TH_LOG("round %d", round);
+		EXPECT_EQ(4, buf[0]);
+		EXPECT_LT(0, buf[1]);
+		EXPECT_EQ(buf[1], buf[2]);
+		for (i = 0; i < 4; i++)
+			EXPECT_EQ(ids[i], buf[4 + 2 * i]) TH_LOG("member %d", i);
+		/* the task-clock leader and the cpu-clock member counted */
+		EXPECT_LT(0, buf[3]);
+		EXPECT_LT(0, buf[7]);
+		if (!round)
+			first = buf[3];
+		else
+			EXPECT_LE(first, buf[3]);
+		/* round 2: both pages dropped again */
+		ASSERT_EQ(0, madvise(map, 2 * pg, MADV_DONTNEED));
+		map[0] = 1;
+	}
+
+	/* from a writable page into one with no access; a read-only one */
+	ASSERT_EQ(0, mprotect(map + 2 * pg, pg, PROT_NONE));
+	errno = 0;
+	EXPECT_EQ(-1, read(fd[0], map + 2 * pg - 16, 8 * 11));
+	EXPECT_EQ(EFAULT, errno);
+	ASSERT_EQ(0, mprotect(map + 3 * pg, pg, PROT_READ));
+	errno = 0;
+	EXPECT_EQ(-1, read(fd[0], map + 3 * pg, 8 * 11));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(map, 4 * pg);
+	for (i = 3; i >= 0; i--)
+		close(fd[i]);
+}
+
 TEST(never_enabled_event_reads_zero_count_and_zero_times)
 {
 	__u64 buf[8];
