@@ -33,7 +33,8 @@ for p in $PKGS; do
 	dpkg-query -W "$p" >/dev/null 2>&1 || missing="$missing $p"
 done
 updated=
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+# no pipe into grep -q under pipefail (SIGPIPE to the writer)
+if ! grep -qx arm64 <<<"$(dpkg --print-foreign-architectures)"; then
 	echo "  DEPS    dpkg --add-architecture arm64"
 	$SUDO dpkg --add-architecture arm64
 	$SUDO apt-get update -qq
