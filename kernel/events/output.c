@@ -916,6 +916,38 @@ void perf_output_sample(struct perf_output_handle *handle,
 {
 	u64 type = event->attr.sample_type;
 
+	/*
+	 * Most samples: fixed words only, the record in one stretch of the
+	 * buffer. Stores through one pointer and one advance at the end,
+	 * instead of a check and an advance for each word.
+	 */
+	if (!(type & ~PERF_OUTPUT_FIXED) && handle->left >= header->size &&
+	    handle->size >= header->size) {
+		u64 *p = handle->addr;
+
+		memcpy(p++, header, sizeof(u64));
+		if (type & PERF_SAMPLE_IDENTIFIER)
+			*p++ = data->id;
+		if (type & PERF_SAMPLE_IP)
+			*p++ = data->ip;
+		if (type & PERF_SAMPLE_TID)
+			memcpy(p++, &data->tid_entry, sizeof(u64));
+		if (type & PERF_SAMPLE_TIME)
+			*p++ = data->time;
+		if (type & PERF_SAMPLE_ADDR)
+			*p++ = data->addr;
+		if (type & PERF_SAMPLE_ID)
+			*p++ = data->id;
+		if (type & PERF_SAMPLE_STREAM_ID)
+			*p++ = data->stream_id;
+		if (type & PERF_SAMPLE_CPU)
+			memcpy(p++, &data->cpu_entry, sizeof(u64));
+		if (type & PERF_SAMPLE_PERIOD)
+			*p++ = data->period;
+		perf_output_advance(handle, (void *)p - handle->addr);
+		goto wakeup;
+	}
+
 	perf_output_word(handle, *header);
 
 	if (type & PERF_SAMPLE_IDENTIFIER)
