@@ -923,15 +923,19 @@ void perf_output_sample(struct perf_output_handle *handle,
 	 */
 	if (!(type & ~PERF_OUTPUT_FIXED) && handle->left >= header->size &&
 	    handle->size >= header->size) {
-		u64 *p = handle->addr;
+		u64 *p = handle->addr, w;
 
-		memcpy(p++, header, sizeof(u64));
+		/* no side effects in memcpy()'s arguments: fortify's macro */
+		memcpy(&w, header, sizeof(u64));
+		*p++ = w;
 		if (type & PERF_SAMPLE_IDENTIFIER)
 			*p++ = data->id;
 		if (type & PERF_SAMPLE_IP)
 			*p++ = data->ip;
-		if (type & PERF_SAMPLE_TID)
-			memcpy(p++, &data->tid_entry, sizeof(u64));
+		if (type & PERF_SAMPLE_TID) {
+			memcpy(&w, &data->tid_entry, sizeof(u64));
+			*p++ = w;
+		}
 		if (type & PERF_SAMPLE_TIME)
 			*p++ = data->time;
 		if (type & PERF_SAMPLE_ADDR)
@@ -940,8 +944,10 @@ void perf_output_sample(struct perf_output_handle *handle,
 			*p++ = data->id;
 		if (type & PERF_SAMPLE_STREAM_ID)
 			*p++ = data->stream_id;
-		if (type & PERF_SAMPLE_CPU)
-			memcpy(p++, &data->cpu_entry, sizeof(u64));
+		if (type & PERF_SAMPLE_CPU) {
+			memcpy(&w, &data->cpu_entry, sizeof(u64));
+			*p++ = w;
+		}
 		if (type & PERF_SAMPLE_PERIOD)
 			*p++ = data->period;
 		perf_output_advance(handle, (void *)p - handle->addr);
