@@ -418,17 +418,41 @@ static long minflt(pid_t pid)
 }
 
 /*
+ * The counter and the two min_flt at one moment: min_flt read before
+ * and after the counter, again until neither moved in between. A fault
+ * that is not the test's own (the parent takes one more than the
+ * rounds' in about one run in 15 on the debug kernel) can land beside
+ * the counter's read, where min_flt sees it and the counter may not.
+ * Returns the tries it took, or -1.
+ */
+static int fault_snapshot(struct family *f, long *pm, long *cm, __u64 *t)
+{
+	long pm2, cm2;
+	int i;
+
+	for (i = 1; i <= 8; i++) {
+		*pm = minflt(getpid());
+		*cm = minflt(f->child);
+		*t = pt_read1(f->fds[0]);
+		pm2 = minflt(getpid());
+		cm2 = minflt(f->child);
+		if (*pm >= 0 && *cm >= 0 && pm2 == *pm && cm2 == *cm)
+			return i;
+	}
+	return -1;
+}
+
+/*
  * The two switch between CPUs mid-way: still exact. Exact against the
  * kernel's own fault counts of the two, which may take a fault more than
- * the rounds' (about one run in 15 on the debug kernel, in the parent:
- * its min_flt shows it too), and at least the rounds' faults. Nothing
- * between a min_flt read and the counter's may fault.
+ * the rounds', and at least the rounds' faults.
  */
 TEST(pingpong_across_a_migration_counts_exactly)
 {
 	struct family f;
 	__u64 t0, t1;
 	long pm0, cm0, pm1, cm1;
+	int n0, n1;
 
 	ASSERT_EQ(0, family_start(&f, 4, self_path));
 	if (f.cpus[1] < 0) {
@@ -438,20 +462,19 @@ TEST(pingpong_across_a_migration_counts_exactly)
 	}
 	ASSERT_EQ(0, family_warm(&f));
 	minflt(getpid());
-	pm0 = minflt(getpid());
-	cm0 = minflt(f.child);
-	t0 = pt_read1(f.fds[0]);
+	n0 = fault_snapshot(&f, &pm0, &cm0, &t0);
+	ASSERT_LT(0, n0);
 	ASSERT_EQ(0, family_rounds(&f, ROUNDS / 2, true));
 	ASSERT_EQ(0, family_rounds_sleepy(&f, 4, true));
 	ASSERT_EQ(0, pt_pin_cpu(f.child, f.cpus[1]));
 	ASSERT_EQ(0, family_rounds(&f, ROUNDS / 2, true));
 	ASSERT_EQ(0, pt_pin_cpu(0, f.cpus[1]));
 	ASSERT_EQ(0, family_rounds(&f, ROUNDS / 2, true));
-	t1 = pt_read1(f.fds[0]);
-	pm1 = minflt(getpid());
-	cm1 = minflt(f.child);
-	ASSERT_LE(0, pm0);
-	ASSERT_LE(0, cm0);
+	n1 = fault_snapshot(&f, &pm1, &cm1, &t1);
+	ASSERT_LT(0, n1);
+	if (n0 > 1 || n1 > 1)
+		TH_LOG("a fault beside the counter's read: snapshots took %d and %d tries",
+		       n0, n1);
 	EXPECT_EQ((__u64)(pm1 - pm0 + cm1 - cm0), t1 - t0)
 		TH_LOG("parent %ld, child %ld faults", pm1 - pm0, cm1 - cm0);
 	EXPECT_LE(3 * ROUNDS + 2 * 4, t1 - t0);
