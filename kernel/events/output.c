@@ -411,7 +411,10 @@ void perf_event_header_sizes(struct perf_event *event)
 		/* the AUX snapshot's size word; its bytes are dynamic */
 		PERF_SAMPLE_AUX;
 	u64 type = event->attr.sample_type;
+	u64 format = event->attr.read_format;
 	u16 size = hweight64(type & words) * sizeof(u64);
+	size_t one = perf_read_format_size(format, 1);
+	size_t member = perf_read_format_size(format, 2) - one;
 
 	/* WEIGHT or WEIGHT_STRUCT: one u64 either way */
 	if (type & PERF_SAMPLE_WEIGHT_TYPE)
@@ -419,6 +422,13 @@ void perf_event_header_sizes(struct perf_event *event)
 	event->header_size = size;
 	event->id_header_size = event->attr.sample_id_all ?
 				perf_sample_id_size(type) : 0;
+	/*
+	 * read()'s size, asked on every read: a byte each for the size
+	 * without siblings (5 words at most) and a sibling's (3 words, 0
+	 * but in a GROUP read), for perf_read_size()
+	 */
+	BUILD_BUG_ON(5 * sizeof(u64) > 0xff);
+	event->read_size = one | member << 8;
 }
 
 /*

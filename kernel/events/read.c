@@ -196,6 +196,13 @@ static int perf_read_fill(struct perf_event *event, u64 *values)
 	return n;
 }
 
+/* a member a group read can give as it is: up to date, and no children */
+static __always_inline bool perf_member_in_place(struct perf_event *member)
+{
+	return perf_event_counts_in_place(member) &&
+	       list_empty(&member->child_list);
+}
+
 /*
  * read() of the caller's own event or group, counting on this CPU, with
  * no inherited children: perf stat's self-monitoring and any loop that
@@ -214,15 +221,16 @@ static int perf_read_fill(struct perf_event *event, u64 *values)
 static ssize_t perf_read_self(struct perf_event *event, char __user *buf,
 			      size_t count)
 {
-	u64 format = event->attr.read_format;
 	u64 __user *to = (u64 __user *)buf;
 	struct perf_event *leader, *sibling;
 	struct perf_event_context *ctx;
 	u64 enabled, running, value;
+	bool members_read = false;
 	unsigned long flags;
 	ssize_t ret = 0;
+	u64 __user *pos;
 	size_t size;
-	int n = 0;
+	u64 format;
 
 	ctx = READ_ONCE(event->ctx);
 	if (!ctx || READ_ONCE(ctx->task) != current)
@@ -231,6 +239,9 @@ static ssize_t perf_read_self(struct perf_event *event, char __user *buf,
 	if (event->ctx != ctx || ctx->task != current || !ctx->is_active ||
 	    ctx->active_cpu != smp_processor_id())
 		goto unlock;
+	/* first: less is live across the call */
+	perf_ctx_update_time(ctx);
+	format = event->attr.read_format;
 	leader = format & PERF_FORMAT_GROUP ? event->group_leader : event;
 	if (!list_empty(&leader->child_list))
 		goto unlock;
@@ -239,7 +250,6 @@ static ssize_t perf_read_self(struct perf_event *event, char __user *buf,
 		ret = -ENOSPC;
 		goto unlock;
 	}
-	perf_ctx_update_time(ctx);
 	/*
 	 * A clock counts up to the context's time: its count is computed.
 	 * A task context's event is never a cgroup event.
@@ -254,30 +264,16 @@ static ssize_t perf_read_self(struct perf_event *event, char __user *buf,
 	}
 	perf_event_update_times_at(leader, perf_event_effective_state(leader),
 				   perf_ctx_time_now(ctx));
-	/*
-	 * The layout has the leader's times only, so a member's are left
-	 * for whoever reads them (they add up from its tstamp whenever
-	 * that is), and a member that counts in place needs no read at
-	 * all: most of a group's cost was bringing up to date what is not
-	 * returned. A member with inherited children sends the read down
-	 * the general path; what was updated so far stays right.
-	 */
-	if (format & PERF_FORMAT_GROUP) {
-		for_each_sibling_event(sibling, leader) {
-			if (!list_empty(&sibling->child_list))
-				goto unlock;
-			if (!perf_event_counts_in_place(sibling))
-				perf_event_read_fresh(ctx, sibling);
-		}
-	}
 	perf_event_own_times(leader, &enabled, &running);
 
 	pagefault_disable();
+write:
+	pos = to;
 	if (!user_access_begin(to, size)) {
 		ret = -EFAULT;
 		goto enable;
 	}
-#define PUT(v)	do { unsafe_put_user((u64)(v), to + n, fault); n++; } while (0)
+#define PUT(v)	do { unsafe_put_user((u64)(v), pos, fault); pos++; } while (0)
 #define PUT_ID_LOST(e)							\
 	do {								\
 		if (format & PERF_FORMAT_ID)				\
@@ -301,7 +297,21 @@ static ssize_t perf_read_self(struct perf_event *event, char __user *buf,
 		PUT(running);
 	PUT(value);
 	PUT_ID_LOST(leader);
+	/* perf stat's layout has a loop of its own, with fewer tests */
+	if (likely(!members_read &&
+		   (format & (PERF_FORMAT_ID | PERF_FORMAT_LOST)) ==
+		   PERF_FORMAT_ID)) {
+		for_each_sibling_event(sibling, leader) {
+			if (unlikely(!perf_member_in_place(sibling)))
+				goto members;
+			PUT(perf_event_own_count(sibling));
+			PUT(sibling->id);
+		}
+		goto done;
+	}
 	for_each_sibling_event(sibling, leader) {
+		if (unlikely(!members_read && !perf_member_in_place(sibling)))
+			goto members;
 		PUT(perf_event_own_count(sibling));
 		PUT_ID_LOST(sibling);
 	}
@@ -309,8 +319,28 @@ done:
 #undef PUT_ID_LOST
 #undef PUT
 	user_access_end();
-	ret = n * sizeof(u64);
+	ret = (char __user *)pos - buf;
 	goto enable;
+members:
+	/*
+	 * The layout has the leader's times only, so a member's are left
+	 * for whoever reads them (they add up from its tstamp whenever
+	 * that is), and a member that counts in place needs no read at
+	 * all: most of a group's cost was bringing up to date what is not
+	 * returned. Any other member is read here, out of the user access
+	 * section, and the words written again. A member with inherited
+	 * children sends the read down the general path; what was updated
+	 * so far stays right.
+	 */
+	user_access_end();
+	for_each_sibling_event(sibling, leader) {
+		if (!list_empty(&sibling->child_list))
+			goto enable;
+		if (!perf_event_counts_in_place(sibling))
+			perf_event_read_fresh(ctx, sibling);
+	}
+	members_read = true;
+	goto write;
 fault:
 	user_access_end();
 enable:

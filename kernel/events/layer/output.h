@@ -51,11 +51,16 @@ static inline size_t perf_read_format_size(u64 format, int nr)
 /**
  * perf_read_size - bytes a read() of @event returns
  * @event: the event
+ *
+ * From the sizes perf_event_header_sizes() packed into read_size: a read
+ * with no sibling in the low byte, what each sibling adds in the high.
  */
 static inline size_t perf_read_size(struct perf_event *event)
 {
-	return perf_read_format_size(event->attr.read_format,
-				     1 + event->group_leader->nr_siblings);
+	u16 packed = event->read_size;
+
+	return (packed & 0xff) +
+	       (packed >> 8) * event->group_leader->nr_siblings;
 }
 
 /* @event's own count, with that of its children that exited */

@@ -219,6 +219,58 @@ TEST(group_reads_keep_members_current_and_their_times_the_leaders)
 	close(leader);
 }
 
+/*
+ * A member that does not count in place (a clock: its count is computed
+ * when read) is brought up to date by every group read, and the words
+ * after it in the layout are the next member's: a task-clock member
+ * grows from read to read, a page-fault member behind it is exact.
+ */
+TEST(group_read_brings_a_clock_member_up_to_date)
+{
+	__u64 g[10], id[3], prev = 0, faults = 0;
+	int fd[3], i;
+	char *p;
+
+	fd[0] = pt_open_sw(PERF_COUNT_SW_TASK_CLOCK, -1,
+			   PERF_FORMAT_GROUP | TE | TR | ID);
+	ASSERT_LE(0, fd[0]);
+	fd[1] = pt_open_sw(PERF_COUNT_SW_TASK_CLOCK, fd[0], 0);
+	ASSERT_LE(0, fd[1]);
+	fd[2] = pt_open_sw(PERF_COUNT_SW_PAGE_FAULTS, fd[0], 0);
+	ASSERT_LE(0, fd[2]);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, ioctl(fd[i], PERF_EVENT_IOC_ID, &id[i]));
+	for (i = -2; i < 8; i++) {
+		if (!i)
+			ASSERT_EQ(0, ioctl(fd[0], PERF_EVENT_IOC_ENABLE,
+					   PERF_IOC_FLAG_GROUP));
+		p = pt_map_pages(NPAGES);
+		ASSERT_NE(NULL, p);
+		pt_touch(p, NPAGES);
+		if (i >= 0)
+			faults += NPAGES;
+		pt_spin_ns(200000);
+		/* nr, enabled, running, {value, id} x 3 */
+		ASSERT_EQ(8 * 9, read(fd[0], g, sizeof(g)));
+		EXPECT_EQ(3, g[0]);
+		EXPECT_EQ(id[0], g[4]);
+		EXPECT_EQ(id[1], g[6]);
+		EXPECT_EQ(id[2], g[8]);
+		EXPECT_EQ(faults, g[7]) TH_LOG("group read %d", i);
+		if (i >= 0) {
+			/* 200 us spun since the last read */
+			EXPECT_LT(prev + 100000, g[5]) TH_LOG("group read %d", i);
+			EXPECT_GE(g[1], g[5]);
+		} else {
+			EXPECT_EQ(0, g[5]);
+		}
+		prev = g[5];
+		pt_unmap_pages(p, NPAGES);
+	}
+	for (i = 2; i >= 0; i--)
+		close(fd[i]);
+}
+
 TEST(leader_without_format_group_reads_only_its_own_value)
 {
 	int leader, member;
