@@ -434,23 +434,28 @@ void perf_event_header_sizes(struct perf_event *event)
 /*
  * The identity fields shared by samples and the sample_id trailer.
  */
+static __always_inline void perf_sample_tid(struct perf_sample_data *data,
+					    struct perf_event *event)
+{
+	/*
+	 * as the opener's pid namespace sees the task; the initial
+	 * namespace's numbers are the task's own
+	 */
+	if (likely(event->ns == &init_pid_ns)) {
+		data->tid_entry.pid = current->tgid;
+		data->tid_entry.tid = current->pid;
+	} else {
+		data->tid_entry.pid = task_tgid_nr_ns(current, event->ns);
+		data->tid_entry.tid = task_pid_nr_ns(current, event->ns);
+	}
+}
+
 static void perf_sample_fill_id(struct perf_sample_data *data,
 				struct perf_event *event, u64 type)
 {
 	data->type = type;
-	if (type & PERF_SAMPLE_TID) {
-		/*
-		 * as the opener's pid namespace sees the task; the initial
-		 * namespace's numbers are the task's own
-		 */
-		if (likely(event->ns == &init_pid_ns)) {
-			data->tid_entry.pid = current->tgid;
-			data->tid_entry.tid = current->pid;
-		} else {
-			data->tid_entry.pid = task_tgid_nr_ns(current, event->ns);
-			data->tid_entry.tid = task_pid_nr_ns(current, event->ns);
-		}
-	}
+	if (type & PERF_SAMPLE_TID)
+		perf_sample_tid(data, event);
 	if (type & PERF_SAMPLE_TIME)
 		data->time = event->clock();
 	if (type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER))
@@ -912,6 +917,20 @@ static void perf_output_raw(struct perf_output_handle *handle,
 		perf_output_copy(handle, &zero, size - written);
 }
 
+/* a sample is written: wakeup_events counts samples only */
+static __always_inline void
+perf_output_sample_counted(struct perf_output_handle *handle,
+			   struct perf_event *event)
+{
+	struct perf_buffer *rb = handle->rb;
+
+	if (!event->attr.watermark && rb->wakeup_events &&
+	    local_inc_return(&rb->events) >= rb->wakeup_events) {
+		local_sub(rb->wakeup_events, &rb->events);
+		local_inc(&rb->wakeup);
+	}
+}
+
 /**
  * perf_output_sample - write a prepared sample, in the ABI's field order
  * @handle: the handle of the record, begun for header->size
@@ -1071,17 +1090,76 @@ void perf_output_sample(struct perf_output_handle *handle,
 	}
 
 wakeup:
-	/* wakeup_events counts samples only */
-	if (!event->attr.watermark && handle->rb->wakeup_events) {
-		struct perf_buffer *rb = handle->rb;
-
-		if (local_inc_return(&rb->events) >= rb->wakeup_events) {
-			local_sub(rb->wakeup_events, &rb->events);
-			local_inc(&rb->wakeup);
-		}
-	}
+	perf_output_sample_counted(handle, event);
 }
 EXPORT_SYMBOL_GPL(perf_output_sample);
+
+/*
+ * A sample of fixed words only, as most are, from __perf_event_output():
+ * perf_prepare_sample(), perf_prepare_header() and perf_output_sample()
+ * in one pass, each word made where it is stored. A record that wraps
+ * the buffer's end takes the general writer. What is left in @data is
+ * what perf_prepare_sample() leaves that anyone reads again: the time,
+ * which a second overflow of one hit keeps (perf_swevent_hit()), and
+ * sample_flags.
+ */
+static int perf_output_fixed_sample(struct perf_event *event,
+				    struct perf_sample_data *data,
+				    struct pt_regs *regs, bool backward)
+{
+	struct perf_output_handle handle __uninitialized;
+	struct perf_event_header header;
+	u64 type = event->attr.sample_type;
+	u64 filled = data->sample_flags;
+	u64 *p, w;
+
+	header.type = PERF_RECORD_SAMPLE;
+	header.misc = perf_misc_flags(regs);
+	header.size = sizeof(header) + event->header_size;
+	if (!(filled & PERF_SAMPLE_TIME) && (type & PERF_SAMPLE_TIME))
+		data->time = event->clock();
+	data->sample_flags = filled | type;
+	if (__perf_output_begin(&handle, data, event, header.size, backward))
+		return -ENOSPC;
+	if (unlikely(handle.left < header.size)) {
+		perf_prepare_sample(data, event, regs);
+		perf_output_sample(&handle, &header, data, event);
+		perf_output_end(&handle);
+		return 0;
+	}
+
+	p = handle.addr;
+	memcpy(&w, &header, sizeof(w));
+	*p++ = w;
+	if (type & PERF_SAMPLE_IDENTIFIER)
+		*p++ = perf_primary_id(event);
+	if (type & PERF_SAMPLE_IP)
+		*p++ = perf_instruction_pointer(regs);
+	if (type & PERF_SAMPLE_TID) {
+		perf_sample_tid(data, event);
+		memcpy(&w, &data->tid_entry, sizeof(w));
+		*p++ = w;
+	}
+	if (type & PERF_SAMPLE_TIME)
+		*p++ = data->time;
+	if (type & PERF_SAMPLE_ADDR)
+		*p++ = (filled & PERF_SAMPLE_ADDR) ? data->addr : 0;
+	if (type & PERF_SAMPLE_ID)
+		*p++ = perf_primary_id(event);
+	if (type & PERF_SAMPLE_STREAM_ID)
+		*p++ = event->id;
+	if (type & PERF_SAMPLE_CPU) {
+		data->cpu_entry.cpu = raw_smp_processor_id();
+		data->cpu_entry.reserved = 0;
+		memcpy(&w, &data->cpu_entry, sizeof(w));
+		*p++ = w;
+	}
+	if (type & PERF_SAMPLE_PERIOD)
+		*p++ = data->period;
+	perf_output_sample_counted(&handle, event);
+	perf_output_end(&handle);
+	return 0;
+}
 
 static int __perf_event_output(struct perf_event *event,
 			       struct perf_sample_data *data,
@@ -1092,6 +1170,8 @@ static int __perf_event_output(struct perf_event *event,
 	struct perf_event_header header __uninitialized;
 	int err;
 
+	if (likely(!(event->attr.sample_type & ~PERF_OUTPUT_FIXED)))
+		return perf_output_fixed_sample(event, data, regs, backward);
 	/* callchains and user stacks must not recurse into us */
 	rcu_read_lock();
 	perf_prepare_sample(data, event, regs);
