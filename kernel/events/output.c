@@ -109,11 +109,6 @@ static int __perf_output_begin(struct perf_output_handle *handle,
 {
 	struct perf_buffer *rb;
 	unsigned long tail, offset, head;
-	struct {
-		struct perf_event_header header;
-		u64 id;
-		u64 lost;
-	} lost_event;
 	u64 lost = 0;
 
 	rcu_read_lock();
@@ -137,9 +132,10 @@ static int __perf_output_begin(struct perf_output_handle *handle,
 	handle->wakeup = local_read(&rb->wakeup);
 
 	if (unlikely(local_read(&rb->lost) && !rb->overwrite)) {
+		/* room for perf_event_output_lost()'s record first */
 		lost = local_read(&rb->lost);
-		size += sizeof(lost_event.header) + event->id_header_size +
-			2 * sizeof(u64);
+		size += sizeof(struct perf_event_header) +
+			event->id_header_size + 2 * sizeof(u64);
 	}
 
 	do {
