@@ -141,18 +141,24 @@ static int __perf_group_op(struct perf_event_context *ctx, void *info)
  * fork that holds this context's mutex, and further ones from copies),
  * so an empty list needs no child_mutex.
  */
-static void perf_event_apply_children(struct perf_event *event,
-				      perf_ctx_fn fn)
+static noinline void __perf_event_apply_children(struct perf_event *event,
+						 perf_ctx_fn fn)
 {
 	struct perf_group_op op = { .fn = fn };
 
-	lockdep_assert_held(&event->ctx->mutex);
-	if (list_empty(&event->child_list))
-		return;
 	mutex_lock(&event->child_mutex);
 	list_for_each_entry(op.event, &event->child_list, child_entry)
 		perf_ctx_call(op.event->ctx, __perf_group_op, &op);
 	mutex_unlock(&event->child_mutex);
+}
+
+/* most events have no children: the test inline, the walk out of line */
+static __always_inline void perf_event_apply_children(struct perf_event *event,
+						      perf_ctx_fn fn)
+{
+	lockdep_assert_held(&event->ctx->mutex);
+	if (!list_empty(&event->child_list))
+		__perf_event_apply_children(event, fn);
 }
 
 /* The event, or with @group every member of its group, and their children. */

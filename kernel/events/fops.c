@@ -162,11 +162,12 @@ static long perf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (err)
 		return err;
 
-	switch (cmd) {
-	case PERF_EVENT_IOC_ENABLE:
+	/* the two a counting loop makes, before the switch's compare tree */
+	if (cmd == PERF_EVENT_IOC_ENABLE)
 		return perf_event_ctl_enable(event, group);
-	case PERF_EVENT_IOC_DISABLE:
+	if (cmd == PERF_EVENT_IOC_DISABLE)
 		return perf_event_ctl_disable(event, group);
+	switch (cmd) {
 	case PERF_EVENT_IOC_RESET:
 		return perf_event_ctl_reset(event, group);
 	case PERF_EVENT_IOC_REFRESH:
