@@ -1364,9 +1364,26 @@ struct perf_guest_info_callbacks {
 #ifdef CONFIG_GUEST_PERF_EVENTS
 void perf_register_guest_info_callbacks(struct perf_guest_info_callbacks *cbs);
 void perf_unregister_guest_info_callbacks(struct perf_guest_info_callbacks *cbs);
-unsigned int perf_guest_state(void);
+unsigned int __perf_guest_state(void);
 unsigned long perf_guest_get_ip(void);
 unsigned int perf_guest_handle_intel_pt_intr(void);
+DECLARE_STATIC_KEY_FALSE(perf_guest_registered);
+
+/**
+ * perf_guest_state - did the interrupt being handled hit a guest?
+ *
+ * Inline: every sample asks (its header's misc bits, its IP), and with
+ * no hypervisor registered the answer is one patched-out branch.
+ *
+ * Return: PERF_GUEST_ACTIVE, with PERF_GUEST_USER if the guest was in
+ * user mode; 0 for the host or without a hypervisor.
+ */
+static __always_inline unsigned int perf_guest_state(void)
+{
+	if (!static_branch_unlikely(&perf_guest_registered))
+		return 0;
+	return __perf_guest_state();
+}
 #else
 static inline unsigned int perf_guest_state(void) { return 0; }
 static inline unsigned long perf_guest_get_ip(void) { return 0; }

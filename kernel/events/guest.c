@@ -19,7 +19,8 @@
 
 static struct perf_guest_info_callbacks __rcu *perf_guest_cbs;
 /* no hypervisor: one patched-out branch per sample */
-static DEFINE_STATIC_KEY_FALSE(perf_guest_registered);
+DEFINE_STATIC_KEY_FALSE(perf_guest_registered);
+EXPORT_SYMBOL_GPL(perf_guest_registered);
 
 /**
  * perf_register_guest_info_callbacks - a hypervisor module is ready
@@ -58,12 +59,12 @@ static struct perf_guest_info_callbacks *perf_guest(void)
 }
 
 /**
- * perf_guest_state - did the interrupt being handled hit a guest?
+ * __perf_guest_state - perf_guest_state() once a hypervisor registered
  *
  * Return: PERF_GUEST_ACTIVE, with PERF_GUEST_USER if the guest was in
- * user mode; 0 for the host or without a hypervisor.
+ * user mode; 0 for the host.
  */
-unsigned int perf_guest_state(void)
+unsigned int __perf_guest_state(void)
 {
 	struct perf_guest_info_callbacks *cbs = perf_guest();
 

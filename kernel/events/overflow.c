@@ -101,8 +101,8 @@ void perf_event_sigtrap_cancel(struct perf_event *event)
  * runs another user instruction. Only the monitored task gets one: the
  * overflow of an event counting some other task sends nothing.
  */
-static void perf_event_queue_sigtrap(struct perf_event *event,
-				     struct perf_sample_data *data)
+static noinline void perf_event_queue_sigtrap(struct perf_event *event,
+					      struct perf_sample_data *data)
 {
 	struct perf_event_context *ctx = event->ctx;
 	int mode = in_nmi() ? TWA_NMI_CURRENT : TWA_RESUME;
@@ -129,8 +129,8 @@ static void perf_event_queue_sigtrap(struct perf_event *event,
  * Counts the overflow against the rate limit; with @may_throttle false
  * it is counted but never throttles (see perf_swevent_hit()).
  */
-static int perf_event_count_interrupt(struct perf_event *event,
-				      bool may_throttle)
+static __always_inline int perf_event_count_interrupt(struct perf_event *event,
+						      bool may_throttle)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	u64 seq = __this_cpu_read(perf_throttle_seq);
@@ -300,10 +300,16 @@ void perf_swevent_hit(struct perf_event *event, u64 nr,
 		return;
 
 	period = hwc->sample_period ? hwc->sample_period : 1;
+	hwc->last_period = period;
+	data->period = period;
+	/* one overflow, as a period of 1 always has: no division, no loop */
+	if (likely(-left < (s64)period)) {
+		local64_add(period, &hwc->period_left);
+		perf_event_overflow_one(event, data, regs, false);
+		return;
+	}
 	overflows = div64_u64(-left, period) + 1;
 	local64_add(overflows * period, &hwc->period_left);
-	hwc->last_period = period;
-
 	for (i = 0; i < overflows; i++) {
 		data->period = period;
 		if (perf_event_overflow_one(event, data, regs, i > 0))

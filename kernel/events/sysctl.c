@@ -40,7 +40,7 @@ int sysctl_perf_event_max_contexts_per_stack __read_mostly =
 /* derived from the two limits above, read by the overflow path */
 static u64 perf_sample_period_ns __read_mostly =
 	NSEC_PER_SEC / PERF_DEFAULT_MAX_SAMPLE_RATE;
-static int perf_samples_per_tick __read_mostly =
+int perf_samples_per_tick __read_mostly =
 	DIV_ROUND_UP(PERF_DEFAULT_MAX_SAMPLE_RATE, HZ);
 u64 perf_sample_allowed_ns __read_mostly;
 
@@ -106,12 +106,6 @@ int perf_cpu_time_max_percent_handler(const struct ctl_table *table,
 		pr_warn("perf: Dynamic interrupt throttling disabled, can hang your system!\n");
 	perf_update_sample_limits();
 	return 0;
-}
-
-/* samples one event may take per tick before it is throttled */
-int perf_max_samples_per_tick(void)
-{
-	return READ_ONCE(perf_samples_per_tick);
 }
 
 /*

@@ -331,6 +331,15 @@ struct cpu_hw_events {
 
 DECLARE_PER_CPU(struct cpu_hw_events, cpu_hw_events);
 
+/*
+ * Each set bit of the u64 @mask, lowest first, into @bit; @mask is used
+ * up. The PMI and the PEBS drain walk a mask of one or two bits per
+ * record, where for_each_set_bit()'s generic search costs three times
+ * as much (benchmarks.rst).
+ */
+#define x86_for_each_bit(bit, mask)					\
+	for (; (mask) && ((bit) = __ffs64(mask), true); (mask) &= (mask) - 1)
+
 int x86_pmu_register(const struct x86_pmu_ops *ops);
 void x86_pmu_cpu_reset(void);
 u64 x86_pmu_event_map(int hw_event);
@@ -428,7 +437,12 @@ void intel_pebs_disable(struct perf_event *event);
 void intel_pebs_drain(struct pt_regs *iregs);
 bool intel_pebs_pending(void);
 u64 intel_pebs_enabled(void);
-u64 intel_pebs_counters(void);
+/*
+ * The PEBS counters of this CPU that a record's status bits may name:
+ * their overflow bits are records, not PMIs. Kept up to date as PEBS
+ * counters come and go, so that the PMI reads it and calls nothing.
+ */
+DECLARE_PER_CPU(u64, intel_pebs_counters);
 bool intel_pebs_is_adaptive(void);
 void intel_pebs_cpu_reset(void);
 
@@ -461,6 +475,8 @@ u64 intel_bts_debugctl(struct perf_event *event);
 u64 intel_bts_stop_hw(void);
 void intel_bts_start_hw(u64 bits);
 int intel_bts_aux_pmi(void);
+/* an intel_bts stretch is open on this CPU and DEBUGCTL stores */
+DECLARE_PER_CPU(bool, intel_bts_aux_tracing);
 
 /*
  * Intel PT (intel/pt*.c): the ToPA PMI, GLOBAL_STATUS bit 55; whether its

@@ -284,6 +284,12 @@ int perf_callchain_get(struct perf_event *event);
 void perf_callchain_put(struct perf_event *event);
 
 /* sysctl.c */
-int perf_max_samples_per_tick(void);
+extern int perf_samples_per_tick;
+
+/* samples one event may take per tick before it is throttled */
+static inline int perf_max_samples_per_tick(void)
+{
+	return READ_ONCE(perf_samples_per_tick);
+}
 
 #endif /* _KERNEL_EVENTS_LAYER_OBJECT_H */

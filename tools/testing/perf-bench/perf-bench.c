@@ -618,8 +618,21 @@ static int sampler_close(struct sampler *sp, int ret)
 	return ret;
 }
 
-#define PMI_PERIOD	10007
+/*
+ * A PMI every 20011 instructions: 50000 a second under icount, half the
+ * default perf_event_max_sample_rate, so that neither kernel throttles
+ * (and bpf_sample's buffer stays empty). A repetition of pmi_sample and
+ * bpf_sample (10^7 iterations) takes 1000 PMIs over about 20 ms: timer
+ * ticks land in it and in its baseline alike, where with 200 PMIs (stop
+ * 70) one tick more or less in a 2 ms window moved a row by 50 ns a
+ * PMI. pebs_sample stays at 10^6 (100 records): with more, large PEBS
+ * fills its buffer and drains dozens of records a PMI, and both kernels
+ * then lower perf_event_max_sample_rate for the rest of the boot.
+ */
+#define PMI_PERIOD	20011
 #define PMI_PAGES	16
+/* a repetition's 1000 samples of 32 bytes, with room to spare */
+#define PMI_SAMPLE_PAGES	64
 
 /* Is /proc/cpuinfo's vendor_id @vendor? */
 static int cpu_vendor_is(const char *vendor)
@@ -655,7 +668,7 @@ static int pmi_open(struct sampler *sp, int precise)
 	a.precise_ip = precise;
 	a.sample_period = PMI_PERIOD;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	return sampler_open(sp, &a, PMI_PAGES,
+	return sampler_open(sp, &a, PMI_SAMPLE_PAGES,
 			    "instructions:u (no hardware PMU?)");
 }
 
@@ -1090,8 +1103,15 @@ static int b_bpf_sample(const struct metric *m, long iters, double *ns)
 	sampler_reps(&sp, iters, 2.0 / PMI_PERIOD, ns);
 	close(pfd);
 	/* the program dropped every sample: nothing may be in the buffer */
-	r = sp.pg->data_head ? fail("%llu bytes of samples written",
-				    (unsigned long long)sp.pg->data_head) : 0;
+	if (sp.pg->data_head) {
+		struct perf_event_header *h = (void *)((char *)sp.pg +
+						       sysconf(_SC_PAGESIZE));
+
+		r = fail("%llu bytes of records written, the first of type %u",
+			 (unsigned long long)sp.pg->data_head, h->type);
+	} else {
+		r = 0;
+	}
 	munmap(sp.pg, sp.len);
 	close(sp.fd);
 	return r;
@@ -1439,12 +1459,12 @@ static const struct metric metrics[] = {
 	{ "fork_exit_inherit_4", b_fork,	 200,    4, 1, "ns/op", 0, 0,
 	  "fork_exit_0" },
 	{ "sample_fault",	 b_sample_fault, 2000,	 0, 0, "ns/sample", 0, 0, "-" },
-	{ "pmi_sample",		 b_pmi,		 1000000, 0, 0, "ns/PMI", 0, 0, "-" },
-	{ "pebs_sample",	 b_pmi,		 1000000, 0, 0, "ns/sample", 0, 2, "-" },
+	{ "pmi_sample",		 b_pmi,		 10000000, 0, 0, "ns/PMI", 0, 0, "-" },
+	{ "pebs_sample",	 b_pmi,		 3000000, 0, 0, "ns/sample", 0, 2, "-" },
 	{ "read_hw_1",		 b_read_hw,	 20000,  1, 0, "ns/op", 0, 0, SYS1 },
 	{ "rdpmc_self",		 b_rdpmc_self,	 100000, 1, 0, "ns/op", 0, 0 },
 	{ "ctxsw_mux_24",	 b_ctxsw,	 2000,   24, 0, "ns/rt", 1, 0, CTX0 },
-	{ "bpf_sample",		 b_bpf_sample,	 1000000, 0, 0, "ns/PMI", 0, 0, "-" },
+	{ "bpf_sample",		 b_bpf_sample,	 10000000, 0, 0, "ns/PMI", 0, 0, "-" },
 	{ "uprobe_hit",		 b_uprobe_hit,	 10000,  0, 0, "ns/hit", 0, 0, "-" },
 	{ "lossless_hw",	 b_lossless,	 49152,	 0, 0, "ns/sample", 1, 0 },
 	{ "lossless_tc",	 b_lossless,	 49152,	 0, 0, "ns/sample", 0, 0 },

@@ -162,7 +162,7 @@ static u64 amd_counter_bits(void)
 static int amd_handle_irq_v2(struct pt_regs *regs)
 {
 	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
-	u64 status, counters = amd_counter_bits();
+	u64 status, counters = amd_counter_bits(), bits;
 	int loops = 0, handled = 0, bit;
 
 	/* off while it runs, so kernel events do not count the handler */
@@ -173,8 +173,8 @@ static int amd_handle_irq_v2(struct pt_regs *regs)
 		x86_pmu_lbr_read();
 	while (status && loops++ < AMD_MAX_STATUS_LOOPS) {
 		wrmsrl(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR, status);
-		status &= counters;
-		for_each_set_bit(bit, (unsigned long *)&status, X86_PMC_IDX_MAX) {
+		bits = status & counters;
+		x86_for_each_bit(bit, bits) {
 			handled++;
 			if (cpuc->active & BIT_ULL(bit))
 				x86_pmu_overflow(cpuc->events[bit], regs);
@@ -205,9 +205,13 @@ static int amd_handle_irq_v1(struct pt_regs *regs)
 {
 	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
 	u64 top = BIT_ULL(x86_pmu_hw.cntval_bits - 1), val;
+	u64 active = cpuc->active;
 	int handled = 0, bit;
 
-	for_each_set_bit(bit, (unsigned long *)&cpuc->active, X86_PMC_IDX_MAX) {
+	x86_for_each_bit(bit, active) {
+		/* stopped by an earlier counter's overflow */
+		if (!(cpuc->active & BIT_ULL(bit)))
+			continue;
 		rdmsrl(MSR_F15H_PERF_CTR + 2 * bit, val);
 		if (val & top)
 			continue;

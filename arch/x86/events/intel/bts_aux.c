@@ -54,15 +54,16 @@ struct bts_aux_buf {
  * struct bts_aux_cpu - this CPU's intel_bts event
  * @handle: the output handle open while the event traces
  * @base: the offset in the area where the stretch's records start
- * @tracing: the handle is open and DEBUGCTL stores
+ *
+ * intel_bts_aux_tracing says the handle is open and DEBUGCTL stores.
  */
 struct bts_aux_cpu {
 	struct perf_output_handle	handle;
 	unsigned long			base;
-	bool				tracing;
 };
 
 static DEFINE_PER_CPU(struct bts_aux_cpu, bts_aux_cpu);
+DEFINE_PER_CPU(bool, intel_bts_aux_tracing);
 static struct pmu bts_aux_pmu;
 
 static void *bts_aux_setup(struct perf_event *event, void **pages,
@@ -149,7 +150,7 @@ static bool bts_aux_begin(struct perf_event *event)
 	else
 		ds->bts_interrupt_threshold = ds->bts_absolute_maximum;
 	barrier();
-	WRITE_ONCE(bc->tracing, true);
+	this_cpu_write(intel_bts_aux_tracing, true);
 	intel_bts_start_hw(intel_bts_debugctl(event) |
 			   (buf->overwrite ? 0 : DEBUGCTLMSR_BTINT));
 	return true;
@@ -172,7 +173,7 @@ static bool bts_aux_end(void)
 	bool full = false;
 
 	/* the PMI leaves the handle alone from here on */
-	WRITE_ONCE(bc->tracing, false);
+	this_cpu_write(intel_bts_aux_tracing, false);
 	barrier();
 	intel_bts_stop_hw();
 	written = ds->bts_index - ds->bts_buffer_base;
@@ -198,9 +199,7 @@ static void bts_aux_start(struct perf_event *event, int flags)
 
 static void bts_aux_stop(struct perf_event *event, int flags)
 {
-	struct bts_aux_cpu *bc = this_cpu_ptr(&bts_aux_cpu);
-
-	if (bc->tracing)
+	if (this_cpu_read(intel_bts_aux_tracing))
 		bts_aux_end();
 	event->hw.state = PERF_HES_STOPPED;
 }
@@ -242,7 +241,7 @@ int intel_bts_aux_pmi(void)
 	struct debug_store *ds = this_cpu_ptr(&cpu_debug_store);
 	struct perf_event *event;
 
-	if (!READ_ONCE(bc->tracing) ||
+	if (!this_cpu_read(intel_bts_aux_tracing) ||
 	    ds->bts_index < ds->bts_interrupt_threshold)
 		return 0;
 	event = bc->handle.event;

@@ -100,8 +100,6 @@ static bool intel_icl __ro_after_init;
  * the same
  */
 static bool intel_extra __ro_after_init;
-/* the branch trace store (bts.c) */
-static bool intel_bts __ro_after_init;
 /*
  * Intel PT and the branch hardware's users (LBRs, BTS) work side by side:
  * the models this driver knows, Skylake on, as in 6.12
@@ -372,7 +370,7 @@ struct perf_guest_switch_msr *perf_guest_get_msrs(int *nr, void *data)
 	struct perf_guest_switch_msr *m = *this_cpu_ptr(&intel_guest_msrs);
 	u64 ctrl = this_cpu_read(intel_global_ctrl);
 	u64 pebs = intel_pebs_enabled();
-	u64 pebs_counters = intel_pebs ? intel_pebs_counters() : 0;
+	u64 pebs_counters = this_cpu_read(intel_pebs_counters);
 
 	*nr = 0;
 	if (!x86_pmu_hw.registered)
@@ -612,15 +610,17 @@ static u64 intel_counter_bits(void)
 static int intel_handle_irq(struct pt_regs *regs)
 {
 	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
-	u64 status, counters = intel_counter_bits(), pebs;
+	u64 status, counters = intel_counter_bits(), pebs, bits;
 	int loops = 0, handled = 0, bit;
 
 	this_cpu_write(intel_in_pmi, true);
-	pebs = intel_pebs ? intel_pebs_counters() : 0;
+	pebs = this_cpu_read(intel_pebs_counters);
 	wrmsrl(MSR_CORE_PERF_GLOBAL_CTRL, 0);
 	/* no status bit: a BTS buffer past its threshold raised it */
-	if (unlikely(intel_bts))
-		handled += intel_bts_pmi(regs) + intel_bts_aux_pmi();
+	if (unlikely(cpuc->active & BIT_ULL(INTEL_PMC_IDX_FIXED_BTS)))
+		handled += intel_bts_pmi(regs);
+	if (unlikely(this_cpu_read(intel_bts_aux_tracing)))
+		handled += intel_bts_aux_pmi();
 	rdmsrl(MSR_CORE_PERF_GLOBAL_STATUS, status);
 	/* frozen since the PMI: read before the acknowledgement thaws it */
 	if (status)
@@ -652,13 +652,11 @@ static int intel_handle_irq(struct pt_regs *regs)
 			handled++;
 			status &= ~pebs;
 		}
-		for_each_set_bit(bit, (unsigned long *)&status, X86_PMC_IDX_MAX) {
-			if (!(counters & BIT_ULL(bit)))
-				continue;
+		bits = status & counters;
+		x86_for_each_bit(bit, bits) {
 			handled++;
-			if (!(cpuc->active & BIT_ULL(bit)))
-				continue;
-			x86_pmu_overflow(cpuc->events[bit], regs);
+			if (cpuc->active & BIT_ULL(bit))
+				x86_pmu_overflow(cpuc->events[bit], regs);
 		}
 		rdmsrl(MSR_CORE_PERF_GLOBAL_STATUS, status);
 	}
@@ -1006,7 +1004,7 @@ int __init intel_pmu_init(void)
 			 "generic_arch_v%d", x86_pmu_hw.version);
 	}
 
-	intel_bts = intel_bts_init();
+	intel_bts_init();
 	/* architectural: whatever the model */
 	lbr = intel_arch_lbr_init(caps);
 	if (lbr) {

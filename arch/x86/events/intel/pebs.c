@@ -163,6 +163,7 @@ static const struct pebs_event pebs_skl_events[] = {
 
 /* this CPU's IA32_PEBS_ENABLE, and the reset period of each counter */
 static DEFINE_PER_CPU(u64, pebs_enabled);
+DEFINE_PER_CPU(u64, intel_pebs_counters);
 /* how many of its PEBS events need a PMI per record (not large) */
 static DEFINE_PER_CPU(int, pebs_small);
 /* intel_pebs_drain() outside the PMI: a PMI coming meanwhile leaves it be */
@@ -378,6 +379,22 @@ static void pebs_set_data_cfg(void)
 	wrmsrl(MSR_PEBS_DATA_CFG, cfg);
 }
 
+/* the PEBS counters of this CPU that a record's status bits may name */
+static u64 pebs_counters(void)
+{
+	u64 counters = x86_this_cntr_mask();
+
+	if (!pebs_adaptive)
+		counters &= GENMASK_ULL(INTEL_PMC_IDX_FIXED - 1, 0);
+	return counters & this_cpu_read(pebs_enabled);
+}
+
+/* after every change of this CPU's pebs_enabled */
+static void pebs_counters_changed(void)
+{
+	this_cpu_write(intel_pebs_counters, pebs_counters());
+}
+
 /**
  * intel_pebs_enable - make the counter of @event write PEBS records
  * @event: a precise event, on a counter of this CPU (a general one
@@ -408,6 +425,7 @@ u64 intel_pebs_enable(struct perf_event *event)
 	}
 	pebs_set_threshold();
 	wrmsrl(MSR_IA32_PEBS_ENABLE, *enabled);
+	pebs_counters_changed();
 	return config;
 }
 
@@ -425,6 +443,7 @@ void intel_pebs_disable(struct perf_event *event)
 	else
 		*enabled &= ~(BIT_ULL(idx) | BIT_ULL(idx + 32));
 	wrmsrl(MSR_IA32_PEBS_ENABLE, *enabled);
+	pebs_counters_changed();
 	if (!(event->hw.config_base & PEBS_LARGE))
 		this_cpu_dec(pebs_small);
 	if (pebs_adaptive)
@@ -737,21 +756,11 @@ bool intel_pebs_pending(void)
 	return ds->pebs_index != ds->pebs_buffer_base;
 }
 
-/* the PEBS counters of this CPU that a record's status bits may name */
-static u64 pebs_counters(void)
-{
-	u64 counters = x86_this_cntr_mask();
-
-	if (!pebs_adaptive)
-		counters &= GENMASK_ULL(INTEL_PMC_IDX_FIXED - 1, 0);
-	return counters & this_cpu_read(pebs_enabled);
-}
-
 /* a sample per record between @at and @end; the counters they were for */
 static u64 pebs_drain_records(void *at, void *end, struct pt_regs *iregs)
 {
 	struct cpu_hw_events *cpuc = this_cpu_ptr(&cpu_hw_events);
-	u64 counters = pebs_counters(), drained = 0;
+	u64 counters = this_cpu_read(intel_pebs_counters), drained = 0, bits;
 	int bit;
 
 	while (at < end) {
@@ -770,7 +779,8 @@ static u64 pebs_drain_records(void *at, void *end, struct pt_regs *iregs)
 			status = r->status & counters;
 			at += sizeof(*r);
 		}
-		for_each_set_bit(bit, (unsigned long *)&status, X86_PMC_IDX_MAX) {
+		bits = status;
+		x86_for_each_bit(bit, bits) {
 			bool more = drained & BIT_ULL(bit);
 
 			if (!(cpuc->active & BIT_ULL(bit)))
@@ -836,19 +846,6 @@ bool intel_pebs_is_adaptive(void)
 }
 
 /**
- * intel_pebs_counters - this CPU's counters that write PEBS records
- *
- * Their overflows are records, not PMIs: the PMI leaves their status
- * bits to the drain. Unlike intel_pebs_enabled(), no load latency bit.
- *
- * Return: a mask of counter indices.
- */
-u64 intel_pebs_counters(void)
-{
-	return pebs_on ? pebs_counters() : 0;
-}
-
-/**
  * intel_pebs_enabled - this CPU's IA32_PEBS_ENABLE, for KVM's switch
  */
 u64 intel_pebs_enabled(void)
@@ -866,6 +863,7 @@ void intel_pebs_cpu_reset(void)
 	if (!pebs_on)
 		return;
 	this_cpu_write(pebs_enabled, 0);
+	this_cpu_write(intel_pebs_counters, 0);
 	this_cpu_write(pebs_small, 0);
 	wrmsrl(MSR_IA32_PEBS_ENABLE, 0);
 	if (pebs_adaptive) {
