@@ -65,7 +65,8 @@ void perf_output_data_ready(struct perf_event *event, struct perf_buffer *rb)
  * move rb->head after we read it but before we drop the nesting count;
  * then it did not publish, and we go round again.
  */
-static void perf_output_put_handle(struct perf_output_handle *handle)
+static __always_inline void
+perf_output_put_handle(struct perf_output_handle *handle)
 {
 	struct perf_buffer *rb = handle->rb;
 	unsigned long head;
@@ -1099,9 +1100,9 @@ EXPORT_SYMBOL_GPL(perf_output_sample);
  * which a second overflow of one hit keeps (perf_swevent_hit()), and
  * sample_flags.
  */
-static int perf_output_fixed_sample(struct perf_event *event,
-				    struct perf_sample_data *data,
-				    struct pt_regs *regs, bool backward)
+static __always_inline int
+perf_output_fixed_sample(struct perf_event *event, struct perf_sample_data *data,
+			 struct pt_regs *regs, bool backward)
 {
 	struct perf_output_handle handle __uninitialized;
 	struct perf_event_header header;
@@ -1157,9 +1158,14 @@ static int perf_output_fixed_sample(struct perf_event *event,
 	return 0;
 }
 
-static int __perf_event_output(struct perf_event *event,
-			       struct perf_sample_data *data,
-			       struct pt_regs *regs, bool backward)
+/*
+ * Inline into perf_event_output(), every overflow's default handler: a
+ * call less a sample. The forward and backward handlers share one copy.
+ */
+static __always_inline int __perf_event_output(struct perf_event *event,
+					       struct perf_sample_data *data,
+					       struct pt_regs *regs,
+					       bool backward)
 {
 	/* set by perf_prepare_header() and a successful begin */
 	struct perf_output_handle handle __uninitialized;
@@ -1195,18 +1201,25 @@ int perf_event_output(struct perf_event *event,
 }
 EXPORT_SYMBOL_GPL(perf_event_output);
 
+static noinline void perf_event_output_dir(struct perf_event *event,
+					   struct perf_sample_data *data,
+					   struct pt_regs *regs, bool backward)
+{
+	__perf_event_output(event, data, regs, backward);
+}
+
 void perf_event_output_forward(struct perf_event *event,
 			       struct perf_sample_data *data,
 			       struct pt_regs *regs)
 {
-	__perf_event_output(event, data, regs, false);
+	perf_event_output_dir(event, data, regs, false);
 }
 
 void perf_event_output_backward(struct perf_event *event,
 				struct perf_sample_data *data,
 				struct pt_regs *regs)
 {
-	__perf_event_output(event, data, regs, true);
+	perf_event_output_dir(event, data, regs, true);
 }
 
 /**

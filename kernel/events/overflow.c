@@ -196,9 +196,9 @@ bool perf_event_unthrottle_late(struct perf_event *event)
 	return true;
 }
 
-static int perf_event_overflow_one(struct perf_event *event,
-				   struct perf_sample_data *data,
-				   struct pt_regs *regs, bool may_throttle)
+static __always_inline int
+__perf_event_overflow_one(struct perf_event *event, struct perf_sample_data *data,
+			  struct pt_regs *regs, bool may_throttle)
 {
 	int ret;
 
@@ -236,6 +236,15 @@ static int perf_event_overflow_one(struct perf_event *event,
 	return ret;
 }
 
+/* the kernel-counted events' overflows (perf_swevent_hit()) */
+static noinline int perf_event_overflow_one(struct perf_event *event,
+					    struct perf_sample_data *data,
+					    struct pt_regs *regs,
+					    bool may_throttle)
+{
+	return __perf_event_overflow_one(event, data, regs, may_throttle);
+}
+
 /**
  * perf_event_overflow - an event passed the end of its sample period
  * @event: the event
@@ -248,7 +257,8 @@ static int perf_event_overflow_one(struct perf_event *event,
 int perf_event_overflow(struct perf_event *event,
 			struct perf_sample_data *data, struct pt_regs *regs)
 {
-	return perf_event_overflow_one(event, data, regs, true);
+	/* inline: the PMI's overflow, one call less (pmi_sample) */
+	return __perf_event_overflow_one(event, data, regs, true);
 }
 EXPORT_SYMBOL_GPL(perf_event_overflow);
 

@@ -168,11 +168,10 @@ void x86_pmu_lbr_decode(struct perf_branch_stack *bs,
 }
 
 /* the branch stack the PMI read, unless the sample has its own (PEBS) */
-void x86_pmu_add_branches(struct perf_event *event,
-			  struct perf_sample_data *data)
+void __x86_pmu_add_branches(struct perf_event *event,
+			    struct perf_sample_data *data)
 {
-	if (has_branch_stack(event) &&
-	    !(data->sample_flags & PERF_SAMPLE_BRANCH_STACK) &&
+	if (!(data->sample_flags & PERF_SAMPLE_BRANCH_STACK) &&
 	    this_cpu_read(x86_lbr_valid)) {
 		data->br_stack = (void *)this_cpu_ptr(x86_lbr_buf);
 		data->sample_flags |= PERF_SAMPLE_BRANCH_STACK;

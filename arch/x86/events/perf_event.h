@@ -649,8 +649,16 @@ DECLARE_PER_CPU(bool, x86_lbr_valid);
 bool x86_lbr_fits(struct cpu_hw_events *cpuc, struct perf_event *event);
 void x86_lbr_add(struct cpu_hw_events *cpuc, struct perf_event *event);
 void x86_lbr_del(struct cpu_hw_events *cpuc, struct perf_event *event);
-void x86_pmu_add_branches(struct perf_event *event,
-			  struct perf_sample_data *data);
+void __x86_pmu_add_branches(struct perf_event *event,
+			    struct perf_sample_data *data);
+
+/* the PMI's branch stack into a sample of an event that asked for one */
+static inline void x86_pmu_add_branches(struct perf_event *event,
+					struct perf_sample_data *data)
+{
+	if (has_branch_stack(event))
+		__x86_pmu_add_branches(event, data);
+}
 void x86_lbr_sched_task(struct perf_event_context *ctx, bool sched_in);
 size_t x86_lbr_task_size(const struct x86_lbr_ops *lbr);
 

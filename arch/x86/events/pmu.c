@@ -70,7 +70,7 @@ static inline u64 x86_counter_sext(struct hw_perf_event *hwc, u64 raw)
 }
 
 /**
- * x86_perf_event_update - add what the counter counted since the last update
+ * __x86_perf_event_update - add what the counter counted since the last update
  * @event: an event on a counter of this CPU
  *
  * Safe against the NMI: the previous raw value is swapped with cmpxchg,
@@ -78,7 +78,7 @@ static inline u64 x86_counter_sext(struct hw_perf_event *hwc, u64 raw)
  *
  * Return: the counter value read, sign-extended from its width.
  */
-u64 x86_perf_event_update(struct perf_event *event)
+static __always_inline u64 __x86_perf_event_update(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	int shift = 64 - x86_counter_bits(hwc);
@@ -109,13 +109,24 @@ u64 x86_perf_event_update(struct perf_event *event)
 }
 
 /**
- * x86_perf_event_set_period - load the counter with the rest of the period
+ * x86_perf_event_update - __x86_perf_event_update(), out of line
+ * @event: an event on a counter of this CPU
+ *
+ * Return: the counter value read, sign-extended from its width.
+ */
+u64 x86_perf_event_update(struct perf_event *event)
+{
+	return __x86_perf_event_update(event);
+}
+
+/**
+ * __x86_perf_event_set_period - load the counter with the rest of the period
  * @event: an event on a counter of this CPU
  *
  * Return: true if the period had run out (an overflow to report): the
  * next period then starts, and hwc->last_period is the one that ended.
  */
-bool x86_perf_event_set_period(struct perf_event *event)
+static __always_inline bool __x86_perf_event_set_period(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	s64 left = local64_read(&hwc->period_left);
@@ -158,6 +169,17 @@ bool x86_perf_event_set_period(struct perf_event *event)
 	/* the offset a self-monitoring reader adds to rdpmc just moved */
 	perf_event_update_userpage_reload(event);
 	return overflow;
+}
+
+/**
+ * x86_perf_event_set_period - __x86_perf_event_set_period(), out of line
+ * @event: an event on a counter of this CPU
+ *
+ * Return: true if the period had run out.
+ */
+bool x86_perf_event_set_period(struct perf_event *event)
+{
+	return __x86_perf_event_set_period(event);
 }
 
 static void x86_pmu_start(struct perf_event *event, int flags)
@@ -346,8 +368,9 @@ bool x86_pmu_overflow(struct perf_event *event, struct pt_regs *regs)
 	/* perf_sample_data_init() sets what is read without a sample_flags bit */
 	struct perf_sample_data data __uninitialized;
 
-	x86_perf_event_update(event);
-	if (!x86_perf_event_set_period(event))
+	/* inline: the PMI's one path through both (pmi_sample) */
+	__x86_perf_event_update(event);
+	if (!__x86_perf_event_set_period(event))
 		return false;
 	if (!is_sampling_event(event))
 		return true;
