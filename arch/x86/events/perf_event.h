@@ -465,7 +465,7 @@ struct bts_record {
  * absolute maximum.
  */
 #define BTS_PMI_SLACK	64
-bool intel_bts_init(void);
+void intel_bts_init(void);
 int intel_bts_config(struct perf_event *event);
 void intel_bts_enable(struct perf_event *event);
 void intel_bts_disable(struct perf_event *event);

@@ -467,16 +467,15 @@ static __always_inline u64 x86_pmi_clock(void)
 
 static __always_inline u64 x86_pmi_took(u64 start)
 {
-	u64 now = x86_pmi_clock();
+	s64 cycles;
 
-	if (static_branch_likely(&x86_pmi_tsc_timed)) {
-		/* a TSC written backwards would make the division fault */
-		if (unlikely((s64)(now - start) < 0))
-			return 0;
-		return mul_u64_u32_div(now - start, NSEC_PER_MSEC,
-				       READ_ONCE(tsc_khz));
-	}
-	return now - start;
+	if (!static_branch_likely(&x86_pmi_tsc_timed))
+		return sched_clock() - start;
+	cycles = rdtsc() - start;
+	/* a TSC written backwards would make the division fault */
+	if (unlikely(cycles < 0))
+		return 0;
+	return mul_u64_u32_div(cycles, NSEC_PER_MSEC, READ_ONCE(tsc_khz));
 }
 
 static void __init x86_pmi_timing_init(void)

@@ -625,7 +625,7 @@ static int sampler_close(struct sampler *sp, int ret)
  * bpf_sample (10^7 iterations) takes 1000 PMIs over about 20 ms: timer
  * ticks land in it and in its baseline alike, where with 200 PMIs (stop
  * 70) one tick more or less in a 2 ms window moved a row by 50 ns a
- * PMI. pebs_sample stays at 10^6 (100 records): with more, large PEBS
+ * PMI. pebs_sample stays at 3 * 10^6 (300 records): with more, large PEBS
  * fills its buffer and drains dozens of records a PMI, and both kernels
  * then lower perf_event_max_sample_rate for the rest of the boot.
  */

@@ -282,16 +282,14 @@ void intel_bts_cpu_reset(void)
 }
 
 /**
- * intel_bts_init - use the branch trace store if the CPU has it
- *
- * Return: true when it has BTS and a 64-bit DS area.
+ * intel_bts_init - use the branch trace store if the CPU has it (BTS
+ * and a 64-bit DS area)
  */
-bool __init intel_bts_init(void)
+void __init intel_bts_init(void)
 {
 	if (!boot_cpu_has(X86_FEATURE_BTS) ||
 	    !boot_cpu_has(X86_FEATURE_DTES64))
-		return false;
+		return;
 	bts_on = true;
 	intel_ds_init();
-	return true;
 }
